@@ -164,8 +164,8 @@ class Config:
         # the few environment facts other modules need, captured once here
         self.env = {} if env is None else env
         self.sources = {} if sources is None else sources  # setting -> where its value was set
-        # a session served by a process its host did not start (the service): what that host was
-        # launched with (``tacit.children.env.session_env``), for the processes started for it
+        # a session served by a process its host did not start (the service): the environment that
+        # host was launched with, which the processes started for it start from (children.env)
         self.launched = launched
 
     def source_of(self, key: str) -> str:
@@ -205,10 +205,12 @@ class Config:
                       list(self.problems), dict(self.env), sources, self.launched)
 
     def for_session(self, host: str, launched: dict | None) -> "Config":
-        """A copy for one session of ``host``, whose host was launched with ``launched``
-        (``session_env``): its PATH and home folder are the ones ``env`` shows."""
+        """A copy for one session of ``host``, whose host was launched with the environment ``launched``
+        (None: not known, this process's): ``env`` shows its facts (its PATH, its home folder)."""
         copy = self.with_settings()
-        copy.host, copy.launched, copy.env = host, launched, with_session(self.env, launched)
+        copy.host = host
+        if launched is not None:
+            copy.launched, copy.env = dict(launched), captured(launched)
         return copy
 
 
@@ -290,9 +292,16 @@ def load_config(env=None, host: str | None = None) -> Config:
 
     if host and host_specs.get(host) is None:
         host_specs.discover()  # a host shipped as its own package
+    return Config(home=home, state_dir=state_dir, host=host, is_child=env.get("TACIT_CHILD") == "1",
+                  settings=settings, problems=problems, env=captured(env), sources=sources)
+
+
+def captured(env: dict) -> dict:
+    """Of ``env``, the few facts a Config keeps (``Config.env``): HOME, PATH, a few of tacit's own, and
+    what the hosts' specs name (their shell markers and home folders)."""
+    from tacit.hosts import spec as host_specs
+
     hosts = host_specs.registry().values()
     wanted = [*(h.shell_marker for h in hosts if h.shell_marker), *(v for h in hosts for v in h.env_vars)]
-    captured = {k: env[k] for k in ("HOME", "PATH", "TACIT_LOG_LEVEL", "TACIT_ACTOR", "TACIT_PROJECT", *wanted)
-                if k in env}
-    return Config(home=home, state_dir=state_dir, host=host, is_child=env.get("TACIT_CHILD") == "1",
-                  settings=settings, problems=problems, env=captured, sources=sources)
+    return {k: env[k] for k in ("HOME", "PATH", "TACIT_LOG_LEVEL", "TACIT_ACTOR", "TACIT_PROJECT", *wanted)
+            if isinstance(env.get(k), str)}

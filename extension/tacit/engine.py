@@ -191,6 +191,11 @@ class Engine:
             _bounded_get(self._launch_envs, session_id, dict)
             self._launch_envs[session_id] = dict(environ)
 
+    def launch_env(self, session_id: str) -> dict | None:
+        """What ``set_launch_env`` gave this session (None: not known, this process's)."""
+        with self._caches:
+            return self._launch_envs.get(session_id)
+
     def job_defaults(self, session_id: str) -> dict:
         """What ``set_job_defaults`` gave this session (a copy)."""
         with self._caches:
@@ -368,8 +373,7 @@ class Engine:
 
     def _launch(self, job: dict) -> None:
         try:
-            with self._caches:
-                launched = self._launch_envs.get(job["session_id"])
+            launched = self.launch_env(job["session_id"])
             pid = self.launcher({**job, "launch_env": launched} if launched else job)
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, f"launching child {job['kind']}", exc)

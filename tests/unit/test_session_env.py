@@ -144,7 +144,7 @@ def test_memory_consolidate_typed_in_one_host_runs_its_child_with_that_hosts_hom
                                                                                  recorded):
     out = recorded
     something_to_consolidate_under_a_claude_code_service(tacit_env)
-    codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home")}
+    codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home"), "OPENAI_API_KEY": "sk-codex-only"}
     where = {"session_id": "codex-1", "cwd": tacit_env["HOME"]}
     host_hook(codex, "codex", "SessionStart", source="startup", **where)
     reply = json.loads(host_hook(codex, "codex", "UserPromptSubmit", prompt="/memory-consolidate force", **where))
@@ -152,6 +152,7 @@ def test_memory_consolidate_typed_in_one_host_runs_its_child_with_that_hosts_hom
     [line] = wait_for(lambda: out.exists() and out.read_text().splitlines(), what="the consolidation child")
     child = json.loads(line)
     assert child["TACIT_HOST"] == "codex" and child["CODEX_HOME"] == codex["CODEX_HOME"]
+    assert child["OPENAI_API_KEY"] == "sk-codex-only"  # from Codex's environment, as launched
 
 
 def test_the_path_note_reads_the_sessions_path_not_the_services(tacit_env, tacit_home):

@@ -23,11 +23,12 @@ SESSION_ENV = "host_env"  # the job variable holding ``session_env`` (``Engine.s
 def process_env(cfg, host: str | None = None, *, child: bool = False, project: str | None = None,
                 session: dict | None = None, base: dict | None = None) -> dict:
     """``project``: the root of the project a child works for (its commands' default scope); ``base``:
-    the environment to start from instead of this process's (the one the session's host was launched
-    with); ``session``: that session's ``session_env`` (else ``cfg.launched``) over it (None: unset)."""
-    env = with_session({name: value for name, value in (os.environ if base is None else base).items()
-                        if name not in ("TACIT_CHILD", "TACIT_PROJECT", "TACIT_READY_FD")},
-                       cfg.launched if session is None else session)
+    the environment to start from, the one the session's host was launched with (else
+    ``cfg.launched``, else this process's); ``session``: that session's ``session_env`` over it."""
+    if base is None:
+        base = os.environ if cfg.launched is None else cfg.launched
+    env = with_session({name: value for name, value in base.items()
+                        if name not in ("TACIT_CHILD", "TACIT_PROJECT", "TACIT_READY_FD")}, session)
     host = host or cfg.host
     env["TACIT_HOME"] = cfg.home_str
     if host:

@@ -43,13 +43,13 @@ def answer(cfg, request: dict, index) -> dict | None:
 
     from tacit.search.searcher import search
     from tacit.timespan import parse_since
-    from tacit.search.source import host_names, session_file_env
+    from tacit.search.source import host_names
     from tacit.paths import time_zone
 
     if request.get("tz", "") != time_zone():  # its times (and "today") are read in the client's zone
         return None
     if isinstance(request.get("env"), dict):  # the session files where the client's hosts keep them
-        cfg = cfg.for_session(cfg.host, session_file_env(request["env"]))
+        cfg = cfg.for_session(cfg.host, request["env"])
 
     class Parser(argparse.ArgumentParser):
         def error(self, message):

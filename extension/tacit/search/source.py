@@ -97,13 +97,6 @@ def host_sources() -> list:
     return [importlib.import_module(host.sessions).SOURCE for host in registry().values() if host.sessions]
 
 
-def session_file_env(environ: dict) -> dict:
-    """What says where the hosts keep their session files, as ``environ`` has it (``None``: unset):
-    ``HOME`` and every host's ``env_vars``."""
-    names = {"HOME", *(name for host in registry().values() for name in host.env_vars)}
-    return {name: environ[name] if isinstance(environ.get(name), str) else None for name in sorted(names)}
-
-
 def host_names() -> tuple:
     """The hosts ``tacit search`` reads."""
     return tuple(name for name, host in registry().items() if host.sessions)

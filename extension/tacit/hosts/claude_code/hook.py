@@ -14,9 +14,8 @@ from dataclasses import replace
 
 from tacit import slash
 from tacit.children.commands import agent_available
-from tacit.children.env import SESSION_ENV
 from tacit.commandline import agent_path, on_path, tacit_display
-from tacit.config import with_session
+from tacit.config import captured
 from tacit.consolidation import scopes_to_consolidate, start_in_background
 from tacit.events import (
     BeforeAgentStart,
@@ -65,10 +64,11 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
 
 
 def session_view(engine, payload: dict) -> dict:
-    """The environment facts of the session this hook is for: the service's (``cfg.env``) with the
-    variables its host was launched with over them (the service may have been started by another host)."""
+    """The environment facts of the session this hook is for: those of the environment its host was
+    launched with (the service may have been started by another host), else the service's."""
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
-    return with_session(engine.cfg.env, engine.job_defaults(session_id[:200]).get(SESSION_ENV))
+    launched = engine.launch_env(session_id[:200])
+    return engine.cfg.env if launched is None else captured(launched)
 
 
 def slash_command(prompt) -> tuple[str, str] | None:
@@ -96,7 +96,7 @@ def answer_slash_command(engine, payload: dict, host: str) -> str | None:
     todo = scopes_to_consolidate(cfg, project=project, force=force) if name == "memory-consolidate" else []
     if todo:
         start_in_background(cfg, session_id=session_id[:200] or "consolidate", host=host, project=project, force=force,
-                            session=engine.job_defaults(session_id[:200]).get(SESSION_ENV))
+                            launched=engine.launch_env(session_id[:200]))
         return _blocked(host, f"Consolidating {', '.join(todo)} memory in the background"
                         f"{' with a child agent' if agent_available(cfg, host) else ' (merging duplicates)'}; "
                         "tacit tells you what changed at your next prompt.")

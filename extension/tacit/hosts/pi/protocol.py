@@ -332,7 +332,7 @@ class PiSession:
         uses the session's model unless ``child_model`` is configured."""
         model = self.models.get(session_id)
         # pi's, launched as it was: the service may have been started by another host's hook
-        cfg = self.cfg.for_session(HOST, self.host_env) if not self.child else self.cfg
+        cfg = self.cfg.for_session(HOST, self.launched) if not self.child else self.cfg
         if model and not self.cfg.child_model:
             return cfg.with_settings(child_model=model)
         return cfg
