@@ -150,10 +150,11 @@ def _path(base: str, *parts: str) -> property:
 class Config:
     """Resolved configuration; paths derived from ``home``/``state_dir``, settings as attributes."""
 
-    __slots__ = ("home_str", "state_dir_str", "host", "is_child", "settings", "problems", "env", "sources")
+    __slots__ = ("home_str", "state_dir_str", "host", "is_child", "settings", "problems", "env", "sources",
+                 "launched")
 
     def __init__(self, home, state_dir, host=None, is_child=False, settings=None,
-                 problems=None, env=None, sources=None):
+                 problems=None, env=None, sources=None, launched=None):
         self.home_str = os.fspath(home)
         self.state_dir_str = os.fspath(state_dir)
         self.host = host
@@ -163,6 +164,9 @@ class Config:
         # the few environment facts other modules need, captured once here
         self.env = {} if env is None else env
         self.sources = {} if sources is None else sources  # setting -> where its value was set
+        # a session served by a process its host did not start (the service): the environment that
+        # host was launched with, which the processes started for it start from (children.env)
+        self.launched = launched
 
     def source_of(self, key: str) -> str:
         """Where ``key`` was set: "config.toml", "environment TACIT_…", or "default"."""
@@ -198,7 +202,27 @@ class Config:
             settings[key] = _coerce(key, value, from_env=False)
         sources = {**self.sources, **dict.fromkeys(overrides, "config.toml")}  # "validated like config.toml"
         return Config(self.home_str, self.state_dir_str, self.host, self.is_child, settings,
-                      list(self.problems), dict(self.env), sources)
+                      list(self.problems), dict(self.env), sources, self.launched)
+
+    def for_session(self, host: str, launched: dict | None) -> "Config":
+        """A copy for one session of ``host``, whose host was launched with the environment ``launched``
+        (None: not known, this process's): ``env`` shows its facts (its PATH, its home folder)."""
+        copy = self.with_settings()
+        copy.host = host
+        if launched is not None:
+            copy.launched, copy.env = dict(launched), captured(launched)
+        return copy
+
+
+def with_session(env: dict, session: dict | None) -> dict:
+    """``env`` with a session's variables (``session_env``) over it: a ``None`` one removed."""
+    env = dict(env)
+    for name, value in (session or {}).items():
+        if value is None:
+            env.pop(name, None)
+        elif isinstance(value, str):
+            env[name] = value
+    return env
 
 
 def _read_toml(path: str, problems: list) -> dict:
@@ -268,9 +292,16 @@ def load_config(env=None, host: str | None = None) -> Config:
 
     if host and host_specs.get(host) is None:
         host_specs.discover()  # a host shipped as its own package
+    return Config(home=home, state_dir=state_dir, host=host, is_child=env.get("TACIT_CHILD") == "1",
+                  settings=settings, problems=problems, env=captured(env), sources=sources)
+
+
+def captured(env: dict) -> dict:
+    """Of ``env``, the few facts a Config keeps (``Config.env``): HOME, PATH, a few of tacit's own, and
+    what the hosts' specs name (their shell markers and home folders)."""
+    from tacit.hosts import spec as host_specs
+
     hosts = host_specs.registry().values()
     wanted = [*(h.shell_marker for h in hosts if h.shell_marker), *(v for h in hosts for v in h.env_vars)]
-    captured = {k: env[k] for k in ("HOME", "PATH", "TACIT_LOG_LEVEL", "TACIT_ACTOR", "TACIT_PROJECT", *wanted)
-                if k in env}
-    return Config(home=home, state_dir=state_dir, host=host, is_child=env.get("TACIT_CHILD") == "1",
-                  settings=settings, problems=problems, env=captured, sources=sources)
+    return {k: env[k] for k in ("HOME", "PATH", "TACIT_LOG_LEVEL", "TACIT_ACTOR", "TACIT_PROJECT", *wanted)
+            if isinstance(env.get(k), str)}

@@ -96,11 +96,13 @@ def consolidate_all(tacit: Tacit, *, use_agent: bool | None = None, project=None
     return {"success": True, "reports": reports, "message": "\n".join(lines)}
 
 
-def start_in_background(cfg, *, session_id: str, host: str, project=None, force: bool = False) -> int:
-    """``tacit consolidate`` detached, for a session's slash command (told at its next prompt); its pid."""
+def start_in_background(cfg, *, session_id: str, host: str, project=None, force: bool = False,
+                        launched: dict | None = None) -> int:
+    """``tacit consolidate`` detached, for a session's slash command (told at its next prompt); its pid.
+    ``launched``: the environment that session's host was launched with, which its child starts from."""
     argv = python_argv("consolidate", "--session", session_id, *(["--force"] if force else []),
                        *(["--project", project.root] if project is not None else []))
-    env = process_env(cfg, host)
+    env = process_env(cfg, host, base=launched)
     # a deterministic merge is tacit's own change, announced like a learner's
     env["TACIT_ACTOR"] = history.Actor(kind="learner", name="consolidate", session_id=session_id,
                                        host=host).to_env()

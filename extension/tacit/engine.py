@@ -128,6 +128,7 @@ class Engine:
         self._analyses: OrderedDict[tuple, MessageAnalysis] = OrderedDict()
         self._agent_available: dict[str, bool] = {}
         self._job_defaults: OrderedDict[str, dict] = OrderedDict()
+        self._launch_envs: OrderedDict[str, dict] = OrderedDict()  # never stored: it may hold credentials
         self._patterns = None
         self._lock = threading.RLock()  # one foreground dispatch at a time
         # the caches below have their own lock, never held around a ledger write: a background
@@ -182,6 +183,23 @@ class Engine:
         """Variables every child job of this session gets."""
         with self._caches:
             _bounded_get(self._job_defaults, session_id, dict).update(values)
+
+    def set_launch_env(self, session_id: str, environ: dict) -> None:
+        """The environment this session's host was launched with (a service serves every host): its
+        children start from it, as if that host had started them. Kept in memory only."""
+        with self._caches:
+            _bounded_get(self._launch_envs, session_id, dict)
+            self._launch_envs[session_id] = dict(environ)
+
+    def launch_env(self, session_id: str) -> dict | None:
+        """What ``set_launch_env`` gave this session (None: not known, this process's)."""
+        with self._caches:
+            return self._launch_envs.get(session_id)
+
+    def job_defaults(self, session_id: str) -> dict:
+        """What ``set_job_defaults`` gave this session (a copy)."""
+        with self._caches:
+            return dict(self._job_defaults.get(session_id, {}))
 
     def features_for(self, host: str) -> frozenset:
         return frozenset(self.host_features.get(host, ()))
@@ -347,9 +365,7 @@ class Engine:
             return None
         job_id = f"{int(time.time() * 1000):x}-{os.getpid():x}-{next(_JOB_SEQ)}-{request.kind}"
         state.mark_running(request.kind, job_id)
-        with self._caches:
-            defaults = dict(self._job_defaults.get(event.session_id, {}))
-        variables = {**defaults, **request.variables}
+        variables = {**self.job_defaults(event.session_id), **request.variables}
         variables.setdefault("recent", list(state.recent))
         return {"id": job_id, "kind": request.kind, "session_id": event.session_id,
                 "host": event.host or self.default_host, "cwd": event.cwd, "source": request.source,
@@ -357,7 +373,8 @@ class Engine:
 
     def _launch(self, job: dict) -> None:
         try:
-            pid = self.launcher(job)
+            launched = self.launch_env(job["session_id"])
+            pid = self.launcher({**job, "launch_env": launched} if launched else job)
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, f"launching child {job['kind']}", exc)
             self.child_finished(job)

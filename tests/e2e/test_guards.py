@@ -113,9 +113,9 @@ def tc(run_claude, stub, tmp_path) -> TacitClaude:
     return tc
 
 
-def test_claude_code_a_corrected_lesson_stops_npm_and_pnpm_runs(tc, tmp_path):
-    project = tc.claude.project
-    tc.stub.set_script([
+def claude_lesson_script() -> list[dict]:
+    """Claude Code runs npm; the user says LESSON; the correction child saves it."""
+    return [
         # the correction child (recognised by its prompt): save the lesson, as tacit's guidance says
         {"match_body": "memory keeper, running in the background", "times": 1, "tool_calls": [
             {"name": "Bash", "input": {"command": f'tacit memory add "{LESSON}"', "description": "save it"}}]},
@@ -125,7 +125,12 @@ def test_claude_code_a_corrected_lesson_stops_npm_and_pnpm_runs(tc, tmp_path):
          "tool_calls": [{"name": "Bash", "input": {"command": "npm install", "description": "install"}}]},
         {"match": "fake npm install", "times": 1, "reply": "I ran npm install."},
         {"match": f"^no, {LESSON}$", "times": 1, "reply": "Understood, pnpm from now on."},
-    ])
+    ]
+
+
+def test_claude_code_a_corrected_lesson_stops_npm_and_pnpm_runs(tc, tmp_path):
+    project = tc.claude.project
+    tc.stub.set_script(claude_lesson_script())
     tc.prompt("set up the project", "--allowedTools", "Bash")
     assert ran(tc.markers) == {"npm-ran-in-project"}  # no lesson yet: npm ran
     (tc.markers / "npm-ran-in-project").unlink()

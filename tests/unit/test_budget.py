@@ -254,12 +254,16 @@ def test_a_job_whose_launch_was_lost_is_launched_again(cfg):
     with Ledger(cfg) as led:
         with led.write() as conn:
             insert_job(conn, {"id": "old", "kind": "review", "session_id": "s1", "host": "pi", "cwd": "/w",
-                              "source": "turn_end", "created": now - housekeeping.STRANDED_AFTER - 5})
+                              "source": "turn_end", "created": now - housekeeping.STRANDED_AFTER - 5,
+                              "variables": {"host_env": {"PATH": "/opt/pi/bin", "PI_CODING_AGENT_DIR": "/h/pi"}}})
             insert_job(conn, {"id": "new", "kind": "review", "session_id": "s1", "created": now})
             insert_job(conn, {"id": "run", "kind": "flush", "session_id": "s2", "status": "running",
                               "created": now - housekeeping.STRANDED_AFTER - 5})
         launched: list = []
         engine = types.SimpleNamespace(launcher=launched.append, ledger=lambda: led)
         assert housekeeping.relaunch_stranded(cfg, engine, now) == 1
-    assert launched == [{"id": "old", "kind": "review", "session_id": "s1", "host": "pi", "cwd": "/w",
-                         "source": "turn_end"}]
+    [job] = launched
+    assert {k: job[k] for k in ("id", "kind", "session_id", "host", "cwd", "source")} == {
+        "id": "old", "kind": "review", "session_id": "s1", "host": "pi", "cwd": "/w", "source": "turn_end"}
+    # the environment its session's host was launched with, for the runner it starts
+    assert job["variables"]["host_env"] == {"PATH": "/opt/pi/bin", "PI_CODING_AGENT_DIR": "/h/pi"}

@@ -12,13 +12,23 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Callable
 
+from tacit.config import with_session
+
 if TYPE_CHECKING:
     from tacit.stores.history import Actor
 
+SESSION_ENV = "host_env"  # the job variable holding ``session_env`` (``Engine.set_job_defaults``)
 
-def process_env(cfg, host: str | None = None, *, child: bool = False, project: str | None = None) -> dict:
-    """``project``: the root of the project a child works for (its commands' default scope)."""
-    env = {name: value for name, value in os.environ.items() if name not in ("TACIT_CHILD", "TACIT_PROJECT")}
+
+def process_env(cfg, host: str | None = None, *, child: bool = False, project: str | None = None,
+                session: dict | None = None, base: dict | None = None) -> dict:
+    """``project``: the root of the project a child works for (its commands' default scope); ``base``:
+    the environment to start from, the one the session's host was launched with (else
+    ``cfg.launched``, else this process's); ``session``: that session's ``session_env`` over it."""
+    if base is None:
+        base = os.environ if cfg.launched is None else cfg.launched
+    env = with_session({name: value for name, value in base.items()
+                        if name not in ("TACIT_CHILD", "TACIT_PROJECT", "TACIT_READY_FD")}, session)
     host = host or cfg.host
     env["TACIT_HOME"] = cfg.home_str
     if host:
@@ -29,6 +39,27 @@ def process_env(cfg, host: str | None = None, *, child: bool = False, project: s
     if project:
         env["TACIT_PROJECT"] = project
     return env
+
+
+def session_env(host: str | None, environ: dict) -> dict:
+    """What a child of ``host``'s session takes from the environment that session's host was launched
+    with (``environ``), not from whichever hook started the service: ``PATH`` and the variables its
+    spec names (``env_vars``: its home folder), each ``None`` where that session has it unset."""
+    from tacit.hosts import spec as host_specs
+
+    spec = host_specs.get(host or "")
+    names = ("PATH", *(spec.env_vars if spec is not None else ()))
+    # a value that is not text (it did not decode) is left to this process's
+    return {name: environ.get(name) for name in names if environ.get(name) is None or _text(environ[name])}
+
+
+def _text(value) -> bool:
+    """A str that is text (no undecodable byte kept as a surrogate)."""
+    try:
+        value.encode("utf-8")
+    except (AttributeError, UnicodeEncodeError):
+        return False
+    return isinstance(value, str)
 
 
 def actor_from_env(environ: dict | None) -> "Actor":

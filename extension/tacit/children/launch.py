@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from tacit.children import budget
 from tacit.children.allowed import ALONE
 from tacit.children.commands import agent_available
-from tacit.children.env import process_env, spawn_detached
+from tacit.children.env import SESSION_ENV, process_env, spawn_detached
 from tacit.log import log_exception
 from tacit.paths import python_argv
 from tacit.privacy.exclusion import why_excluded
@@ -28,8 +28,9 @@ from tacit.stores.sessions import SessionStore
 
 def detached_launcher(cfg):
     def launch(job: dict) -> int:
-        return spawn_detached(python_argv("child", "run", job["id"]), process_env(cfg, job.get("host")),
-                              cwd=cfg.home_str)
+        session = (job.get("variables") or {}).get(SESSION_ENV)  # its host's PATH and home, as launched
+        env = process_env(cfg, job.get("host"), session=session, base=job.get("launch_env"))
+        return spawn_detached(python_argv("child", "run", job["id"]), env, cwd=cfg.home_str)
 
     return launch
 

@@ -20,7 +20,7 @@ from tacit.children import budget, integrity, orphans, rule_replies
 from tacit.children.commands import (
     default_model, NOTHING_TO_SAVE, REPLY_ONLY, agent_available, build_command, timeout_for,
 )
-from tacit.children.env import process_env
+from tacit.children.env import SESSION_ENV, process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
 from tacit.children.output import parse_usage, reply_text
 from tacit.children.prompts import render_job_prompt
@@ -150,7 +150,8 @@ def _run_agent(cfg, host, job, jobs) -> dict:
         out_path, err_path = workdir / "stdout", workdir / "stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
-            env = process_env(cfg, host, child=True, project=project.root if project else None)
+            env = process_env(cfg, host, child=True, project=project.root if project else None,
+                              session=(job.get("variables") or {}).get(SESSION_ENV))
             # what the child saves is recorded as its doing, for this session (tacit.stores.history)
             actor = history.Actor(
                 kind="child", name="+".join(j.get("kind", "?") for j in jobs), session_id=job.get("session_id") or "",

@@ -48,6 +48,8 @@ def answer(cfg, request: dict, index) -> dict | None:
 
     if request.get("tz", "") != time_zone():  # its times (and "today") are read in the client's zone
         return None
+    if isinstance(request.get("env"), dict):  # the session files where the client's hosts keep them
+        cfg = cfg.for_session(cfg.host, request["env"])
 
     class Parser(argparse.ArgumentParser):
         def error(self, message):

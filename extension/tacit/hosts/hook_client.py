@@ -188,8 +188,11 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
     a sentence (str) when the socket path is held by something untrusted."""
     state = data_dir()
     folder = run_dir(state)
+    # the environment the host launched this hook with goes first: a child the service starts for this
+    # session runs with its host's PATH and home folder, not with those of the hook that started it
+    environ = b"\0".join(name + b"=" + value for name, value in posix.environ.items())
     header = b" ".join((PROTOCOL, b"hook", code_identity(__version__).encode(), host.encode(),
-                        event.encode(), event_id.encode())) + b"\n"
+                        event.encode(), event_id.encode(), b"env=%d" % len(environ))) + b"\n" + environ
     started = False
     server, ready = 0, None
     while time.monotonic() < deadline:

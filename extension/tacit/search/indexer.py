@@ -272,8 +272,11 @@ def catch_up(cfg, index: SearchIndex, wait: float = LOCK_SECONDS) -> dict:
                     stats["unreadable"] += 1
                     log.warning("search index: skipped %s: %s", path, exc)
         if len(present) < len(known):
+            # a file this process did not list may be another environment's (a host home set for
+            # one host only): it goes once it no longer exists
+            kept = {path for path in known if path not in present and os.path.lexists(path)}
             with index.write():
-                index.forget_missing(present)
+                index.forget_missing(present | kept)
     return stats
 
 

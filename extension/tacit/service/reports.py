@@ -35,8 +35,9 @@ def session_in(data) -> str:
 class Reports:
     """The spool and its applier; ``apply(host, event, payload, event_id)`` runs one hook."""
 
-    def __init__(self, cfg, run_folder: str, apply, ledger):
+    def __init__(self, cfg, run_folder: str, apply, ledger, remember=None):
         self.cfg = cfg
+        self._remember = remember  # remember(session_id, host, environ): what its children will run with
         self._ledger = ledger  # this thread's Ledger (the engine's)
         self.folder = os.path.join(run_folder, INBOX)
         self._apply = apply
@@ -58,9 +59,11 @@ class Reports:
         self._thread = threading.Thread(target=self._loop, name="tacit-reports", daemon=True)
         self._thread.start()
 
-    def accept(self, host: str, event: str, event_id: str, payload: bytes, *, later: bool = False) -> bool:
+    def accept(self, host: str, event: str, event_id: str, payload: bytes, *, later: bool = False,
+               environ: dict | None = None) -> bool:
         """Spool one report; True when it is safe to acknowledge it now (``later``: an event the
-        engine could not apply yet, applied once it can be)."""
+        engine could not apply yet, applied once it can be; ``environ``: its host's environment,
+        remembered for the session at once, never spooled)."""
         if (event not in REPORTING and not later or self._thread is None or self._stopping or not event_id
                 or " " in event_id or " " in host or " " in event):
             return False
@@ -77,7 +80,7 @@ class Reports:
             with self._cond:
                 self._known.discard(path)
             return False
-        self._enqueue(path, host, event, event_id, payload)
+        self._enqueue(path, host, event, event_id, payload, environ)
         return True
 
     def _scan(self) -> None:
@@ -95,8 +98,10 @@ class Reports:
                 continue
             self._enqueue(path, host, event, event_id, payload)
 
-    def _enqueue(self, path, host, event, event_id, payload) -> None:
+    def _enqueue(self, path, host, event, event_id, payload, environ=None) -> None:
         sid = session_in(loads(payload.decode("utf-8", "replace")))
+        if environ is not None and self._remember is not None:
+            self._remember(sid, host, environ)
         with self._cond:
             self._known.add(path)
             self._queue.append((path, host, event, event_id, payload, sid))

@@ -13,11 +13,15 @@ from tacit.paths import code_identity, run_dir, time_zone
 
 
 def request_bytes(request: dict) -> bytes:
-    """``{"argv": [...], "cwd": "...", "tty": bool, "tz": "..."}`` as JSON, without importing ``json``."""
+    """``{"argv": [...], "cwd": "...", "tty": bool, "tz": "...", "env": {...}}`` as JSON, without
+    importing ``json`` (``env``, optional: where this CLI's hosts keep their session files)."""
     argv = ", ".join(_quoted(str(a)) for a in request["argv"])
     tty = "true" if request.get("tty") else "false"
+    env = ""
+    if isinstance(request.get("env"), dict):
+        env = ', "env": {' + ", ".join(f"{_quoted(str(k))}: {_quoted(str(v))}" for k, v in request["env"].items()) + "}"
     return (f'{{"argv": [{argv}], "cwd": {_quoted(str(request["cwd"]))}, "tty": {tty}, '
-            f'"tz": {_quoted(str(request.get("tz", "")))}}}').encode()
+            f'"tz": {_quoted(str(request.get("tz", "")))}{env}}}').encode()
 
 
 def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
@@ -44,8 +48,12 @@ def via_service(argv: list) -> int | None:
     if any(a in ("-h", "--help") or a.startswith("--reindex") for a in argv):
         return None
     try:
+        # the service may have been started with another host's environment: it reads each host's
+        # session files where ours says they are (the service keeps only those variables)
+        env = {k.decode("utf-8", "surrogateescape"): v.decode("utf-8", "surrogateescape")
+               for k, v in posix.environ.items()}
         reply = search(data_dir(), {"argv": argv, "cwd": posix.getcwd(), "tty": sys.stdout.isatty(),
-                                     "tz": time_zone()})
+                                     "tz": time_zone(), "env": env})
         if reply is None or not isinstance(reply.get("out"), str):
             return None
     except Exception:  # noqa: BLE001 — searched in-process instead

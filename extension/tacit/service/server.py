@@ -19,6 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from tacit import __version__, lazyre, processes
+from tacit.children.env import SESSION_ENV, session_env
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
@@ -80,7 +81,7 @@ class Service:
             os.ftruncate(lock_fd, 0)
             os.write(lock_fd, f"{os.getpid()}\n".encode())  # who holds it (tacit service status, tests)
             self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tacit-hook")
-            self.reports = Reports(self.cfg, self.folder, self._run_hook, self.engine.ledger)
+            self.reports = Reports(self.cfg, self.folder, self._run_hook, self.engine.ledger, self._remember)
             self.reports.start()  # what a killed instance acknowledged but never applied
             self._bind()
             _tell_ready(self.ready_fd)  # the hook that started us stops waiting now
@@ -229,7 +230,7 @@ class Service:
         handed = False
         try:
             kind = parts[1]
-            if kind == b"hook" and len(parts) == 6:
+            if kind == b"hook" and len(parts) in (6, 7):
                 handed = self._take_hook(conn, parts, body)
             elif kind == b"rpc" and len(parts) in (3, 4):
                 self._count(+1)
@@ -252,19 +253,20 @@ class Service:
                 conn.close()
 
     def _take_hook(self, conn: socket.socket, parts: list[bytes], body: bytes | None) -> bool:
-        _, _, identity, host, event, event_id = (p.decode("utf-8", "replace") for p in parts)
+        _, _, identity, host, event, event_id = (p.decode("utf-8", "replace") for p in parts[:6])
         if not self._serves(identity):
             conn.sendall(b"MISMATCH\n")
             return False
+        body, environ = _split_environ(parts[6:], body)
         if body is None:
             conn.sendall(b"ERR payload too large\n")
             return False
         self._touch()
-        if self.reports.accept(host, event, event_id, body):
+        if self.reports.accept(host, event, event_id, body, environ=environ):
             conn.sendall(b"OK 0\n")  # on disk: applied after, in order, exactly once
             self.answered.set()
             return False
-        return self._submit(self._serve_hook, conn, host, event, event_id, body)
+        return self._submit(self._serve_hook, conn, host, event, event_id, body, environ)
 
     def _submit(self, serve, conn: socket.socket, *args) -> bool:
         """Hand a request to the pool; False when it is shutting down (the client retries elsewhere)."""
@@ -310,12 +312,14 @@ class Service:
         self.request_stop(f"a client of another version connected ({identity})")
         return False
 
-    def _serve_hook(self, conn: socket.socket, host: str, event: str, event_id: str, body: bytes) -> None:
+    def _serve_hook(self, conn: socket.socket, host: str, event: str, event_id: str, body: bytes,
+                    environ: dict | None = None) -> None:
         try:
             try:
                 data = hooks.decode_payload(body)  # once: the session's reports and the handler share it
             except ValueError:
                 data = None  # hooks.run reports it
+            self._remember(session_in(data), host, environ)
             if event != "PreToolUse":  # a guard check reads no report's effect: it never waits
                 self.reports.wait_for(session_in(data))
             started = time.time_ns()
@@ -340,6 +344,13 @@ class Service:
             self.kept.save(host, body, text, started)
         except Exception as exc:  # noqa: BLE001 — the next cold start is merely slower
             log_exception(self.cfg, "keeping the session context", exc)
+
+    def _remember(self, session_id: str, host: str, environ: dict | None) -> None:
+        """The environment a session's host was launched with: its children's (kept in memory; of it,
+        ``session_env`` goes with its jobs, for a launch from their ledger row)."""
+        if session_id and environ is not None:
+            self.engine.set_launch_env(session_id, environ)
+            self.engine.set_job_defaults(session_id, {SESSION_ENV: session_env(host, environ)})
 
     def _run_hook(self, host: str, event: str, body: bytes, event_id: str, data: dict | None = None) -> str:
         return hooks.run(self.engine, host, event, body, event_id=event_id, data=data)
@@ -434,6 +445,24 @@ def _identity_key(identity: str) -> tuple:
     version, _, stamp = identity.partition("+")
     digits = ["".join(itertools.takewhile(str.isdigit, part)) for part in version.replace("-", ".").split(".")]
     return tuple(int(d) if d else -1 for d in digits), int(stamp) if stamp.isdigit() else 0
+
+
+def _split_environ(extra: list[bytes], body: bytes | None) -> tuple[bytes | None, dict | None]:
+    """A hook's payload, and the environment its host launched it with (None from a client that does
+    not send it): ``env=N`` says the body's first N bytes are that environment, ``NAME=VALUE`` items
+    joined by NUL (``tacit.hosts.hook_client``)."""
+    if body is None or not extra or not extra[0].startswith(b"env="):
+        return body, None
+    try:
+        size = int(extra[0][4:])
+    except ValueError:
+        return body, None
+    environ = {}
+    for item in body[:size].split(b"\0"):
+        name, _, value = item.partition(b"=")
+        if name:  # bytes that are not text stay themselves (session_env leaves those out)
+            environ[name.decode("utf-8", "surrogateescape")] = value.decode("utf-8", "surrogateescape")
+    return body[size:], environ
 
 
 def _flock(fd: int) -> bool:

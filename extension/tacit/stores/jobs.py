@@ -112,9 +112,10 @@ def oldest_waiting(conn, limit: int, window: float) -> list[list[str]]:
 
 
 def stranded(conn, before: float) -> list[dict]:
-    """Jobs still queued since before ``before`` (their launch was lost): the fields a launcher needs."""
-    return dicts(conn.execute("SELECT id, kind, session_id, host, cwd, source FROM jobs "
-                              "WHERE status = 'queued' AND created_at < ?", (before,)))
+    """Jobs still queued since before ``before`` (their launch was lost), as ``load`` gives them: the
+    launcher needs their variables too (``host_env``: the environment their session's host had)."""
+    ids = [r[0] for r in conn.execute("SELECT id FROM jobs WHERE status = 'queued' AND created_at < ?", (before,))]
+    return [job for job in map(lambda job_id: load(conn, job_id), ids) if job is not None]
 
 
 def requeue(conn, job_id: str) -> None:

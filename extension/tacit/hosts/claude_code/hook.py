@@ -15,6 +15,7 @@ from dataclasses import replace
 from tacit import slash
 from tacit.children.commands import agent_available
 from tacit.commandline import agent_path, on_path, tacit_display
+from tacit.config import captured
 from tacit.consolidation import scopes_to_consolidate, start_in_background
 from tacit.events import (
     BeforeAgentStart,
@@ -56,10 +57,18 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
             return answered
     results = [engine.dispatch(replace(event, id=f"{event_id}:{n}") if event_id else event)
                for n, event in enumerate(translate(payload, host))]
-    if event_name == "SessionStart" and not engine.cfg.is_child \
-            and not on_path(agent_path(engine.cfg.env, login_shell=host_specs.get(host).login_shell, wait=0.3)):
+    if event_name == "SessionStart" and not engine.cfg.is_child and not on_path(agent_path(
+            session_view(engine, payload), login_shell=host_specs.get(host).login_shell, wait=0.3)):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
     return render(event_name, results, host)
+
+
+def session_view(engine, payload: dict) -> dict:
+    """The environment facts of the session this hook is for: those of the environment its host was
+    launched with (the service may have been started by another host), else the service's."""
+    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    launched = engine.launch_env(session_id[:200])
+    return engine.cfg.env if launched is None else captured(launched)
 
 
 def slash_command(prompt) -> tuple[str, str] | None:
@@ -86,7 +95,8 @@ def answer_slash_command(engine, payload: dict, host: str) -> str | None:
     force = slash.wants_force(args)
     todo = scopes_to_consolidate(cfg, project=project, force=force) if name == "memory-consolidate" else []
     if todo:
-        start_in_background(cfg, session_id=session_id[:200] or "consolidate", host=host, project=project, force=force)
+        start_in_background(cfg, session_id=session_id[:200] or "consolidate", host=host, project=project, force=force,
+                            launched=engine.launch_env(session_id[:200]))
         return _blocked(host, f"Consolidating {', '.join(todo)} memory in the background"
                         f"{' with a child agent' if agent_available(cfg, host) else ' (merging duplicates)'}; "
                         "tacit tells you what changed at your next prompt.")

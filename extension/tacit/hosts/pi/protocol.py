@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from tacit import __version__, slash
 from tacit.app import Actor, Tacit
 from tacit.children.commands import timeout_for
+from tacit.children.env import SESSION_ENV, session_env
 from tacit.config import load_config
 from tacit.events import EVENT_TYPES, Command, clip_tool_args
 from tacit.guards.outcome import tool_call_args
@@ -119,6 +120,8 @@ class PiSession:
         self.greeted = False
         self.closed = False
         self.extension_path: str | None = None
+        self.launched: dict | None = None  # the environment pi was launched with: its children's
+        self.host_env: dict | None = None  # of it, what goes with their jobs (session_env)
         self.models: dict[str, str] = {}
         self.cwds: dict[str, str] = {}  # session id -> its working folder (its project)
         self.stats = {"events": 0, "dispatched": 0, "tools": 0, "commands": 0, "errors": 0}
@@ -223,6 +226,9 @@ class PiSession:
         path = params.get("extension_path")
         if isinstance(path, str) and path and os.path.isfile(path):
             self.extension_path = os.path.abspath(path)
+        if isinstance(params.get("env"), dict):  # pi's, not that of whichever hook started the service
+            self.launched = {k: v for k, v in params["env"].items() if isinstance(k, str) and isinstance(v, str)}
+            self.host_env = session_env(HOST, self.launched)
         if params.get("child") is True:
             self.child = True
             # a child's tool calls are the child's doing (its runner's TACIT_ACTOR), never yours
@@ -310,10 +316,13 @@ class PiSession:
         file the parent loaded, and the parent's model."""
         if isinstance(model, str) and model and len(model) <= MODEL_CHARS and "\n" not in model:
             self.models[session_id] = model
-        known = (("pi_extension", self.extension_path), ("model", self.models.get(session_id)))
+        known = (("pi_extension", self.extension_path), ("model", self.models.get(session_id)),
+                 (SESSION_ENV, self.host_env))
         defaults = {name: value for name, value in known if value}
         if defaults:
             self.engine.set_job_defaults(session_id, defaults)
+        if self.launched is not None and not self.child:
+            self.engine.set_launch_env(session_id, self.launched)
 
     def project_of(self, cwd: str | None):
         return project_for(cwd, home=self.cfg.env.get("HOME"))
@@ -322,9 +331,11 @@ class PiSession:
         """Work done for a session (a consolidation child from a tool call)
         uses the session's model unless ``child_model`` is configured."""
         model = self.models.get(session_id)
+        # pi's, launched as it was: the service may have been started by another host's hook
+        cfg = self.cfg.for_session(HOST, self.launched) if not self.child else self.cfg
         if model and not self.cfg.child_model:
-            return self.cfg.with_settings(child_model=model)
-        return self.cfg
+            return cfg.with_settings(child_model=model)
+        return cfg
 
     def close(self) -> None:
         if self._pool is not None:

@@ -496,6 +496,9 @@ function createClient(pi, file) {
       const result = await request(link, "hello", {
         protocol: PROTOCOL, client: "tacit-pi", extension_path: file, child: process.env.TACIT_CHILD === "1",
         actor: process.env.TACIT_CHILD === "1" ? process.env.TACIT_ACTOR || "" : "",
+        // a service another host's hook started has that host's environment: our children need pi's
+        // (its PATH, PI_CODING_AGENT_DIR); tacit keeps only the variables pi's spec names
+        env,
       }, TIMEOUT_MS.hello);
       if (!result || result.protocol !== PROTOCOL) throw new Error(`protocol ${result && result.protocol}`);
       if (result.log_file) logFile = result.log_file;
