@@ -66,3 +66,34 @@ def test_doctor_names_a_file_where_a_folder_should_be(cfg, tacit_env):
         rc, report = tacit(tacit_env, "doctor")
         assert rc == 1 and any(str(path) in p and "not a folder" in p for p in report["problems"]), report["problems"]
         path.unlink()
+
+
+_HOLD_WRITE = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN EXCLUSIVE")
+print("held", flush=True)
+sys.stdin.read()  # until the test closes stdin
+conn.execute("ROLLBACK")
+"""
+
+
+def test_undo_when_the_history_cannot_be_written_changes_nothing_and_says_so(cfg, tacit_env):
+    """The undo was made in the file, the history could not record it, and the answer was "nothing to
+    undo: what #1 did is no longer there" (exit 1): an undo no one could redo, reported as not done."""
+    rc, added = tacit(tacit_env, "memory", "add", "--scope", "global", "Deploys go through CI.")
+    assert rc == 0, added
+    before = cfg.memory_file.read_bytes()
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_WRITE, str(cfg.ledger_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        rc, out = tacit(tacit_env, "memory", "undo", str(added["change_id"]))
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert rc == 1 and out["success"] is False, out
+    assert "history cannot be written" in out["error"] and "nothing was changed" in out["error"], out
+    assert cfg.memory_file.read_bytes() == before, "the entry stays while its undo cannot be recorded"
+    rc, out = tacit(tacit_env, "memory", "undo", str(added["change_id"]))  # once it can: undone, recorded
+    assert rc == 0 and out["change_id"] and "Deploys go through CI." not in cfg.memory_file.read_text(), out

@@ -225,6 +225,14 @@ class Ledger:
         long or corrupt -> ``LedgerUnavailable`` (a corrupt file is recovered)."""
         return _Transaction(self, immediate=True)
 
+    def probe_write(self) -> None:
+        """Write and take back one row: ``LedgerUnavailable`` when the file cannot take a change now
+        (read-only, locked too long, a full disk). An empty transaction would not tell: SQLite
+        refuses a read-only file only when a page is written."""
+        with self.write() as conn:
+            self.meta_set(conn, "write-probe", time.time())
+            conn.execute("DELETE FROM ledger_meta WHERE key = 'write-probe'")
+
     def read(self) -> "_Transaction":
         """``with ledger.read() as conn:`` — a consistent snapshot (deferred)."""
         return _Transaction(self, immediate=False)
