@@ -65,3 +65,17 @@ def test_stdin_that_is_not_utf8_is_refused_not_mangled(cfg, tacit_env):
     scan = subprocess.run([sys.executable, "-m", "tacit", "scan", "--json"], env=tacit_env, capture_output=True,
                           input=b"caf\xe9", timeout=60)
     assert json.loads(scan.stdout)["success"] is True  # a scan still reads what it can
+
+
+def test_a_move_out_of_a_file_tacit_will_not_rewrite_copies_nothing(cfg, tacit_env):
+    """The move copied the entry to the user profile, then could not remove it from a global
+    MEMORY.md that is not UTF-8: the entry was in both, and the command failed."""
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    raw = b"Use pnpm.\n\xc2\xa7\nDeploys go through CI \xff.\n"
+    cfg.memory_file.write_bytes(raw)
+    rc, out = tacit(tacit_env, "memory", "move", "Use pnpm", "--to", "user")
+    assert rc == 1 and out["success"] is False, out
+    assert out["error"].startswith("not moved:") and "not valid UTF-8" in out["error"], out
+    assert cfg.memory_file.read_bytes() == raw
+    assert tacit(tacit_env, "memory", "show", "--scope", "user")[1]["entries"] == []
+    assert tacit(tacit_env, "memory", "log")[1]["changes"] == []

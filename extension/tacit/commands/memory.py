@@ -151,6 +151,9 @@ def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = N
     (origin, entry), = holders
     if origin == to:
         return {"success": True, "message": f"Already in {to}.", "scope": to, "entry": entry}
+    blocked = store.rewritable(origin)  # not copied where it could not then be removed from
+    if not blocked["success"]:
+        return {**blocked, "error": f"not moved: {blocked['error']}"}
     group = f"move-{time.time_ns()}"  # one change in the history: one undo puts it back
     added = store.add(to, entry, group=group)
     if not added["success"]:
@@ -158,8 +161,8 @@ def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = N
     removed = store.remove(origin, entry, group=group)
     if not removed["success"]:
         return {**removed, "error": f"copied to {to} but not removed from {origin}: {removed['error']}"}
-    return {"success": True, "message": f"Moved from {origin} to {to}.", "from": origin, "to": to,
-            "entry": entry, **({"change_id": removed["change_id"]} if "change_id" in removed else {})}
+    return {"success": True, "message": f"Moved from {origin} to {to}.", "from": origin, "to": to, "entry": entry,
+            **{key: removed[key] for key in ("change_id", "unrecorded") if key in removed}}
 
 
 def _batch(args, cfg) -> int:

@@ -366,6 +366,15 @@ class MemoryStore:
         return self._changed(self._ok(target, "Entry removed.", new_entries))
 
     @_refusals_are_results
+    def rewritable(self, target: str) -> dict[str, Any]:
+        """Success when ``target``'s file can be rewritten without losing text; else the refusal a
+        rewrite would get (its backup made). A move asks before it copies anything."""
+        target = self._check_target(target)
+        with self._lock(target):
+            self._load_for_write(target, roundtrip_guard=True)
+        return {"success": True, "target": target}
+
+    @_refusals_are_results
     def batch(self, operations: list[Operation | dict]) -> dict[str, Any]:
         """Apply all operations or none; limits are checked on the final state."""
         if not isinstance(operations, (list, tuple)) or not all(
