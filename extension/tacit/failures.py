@@ -26,6 +26,9 @@ STORAGE = {
     errno.EROFS: ("the file system is read-only", "tacit needs its data folder writable"),
     errno.ENOSPC: ("no space left on the device", "free some space; nothing was changed"),
     errno.EDQUOT: ("the disk quota is exceeded", "free some space; nothing was changed"),
+    errno.EFBIG: ("a file-size limit (ulimit -f) stopped the write",
+                  "raise the limit; nothing was changed"),
+    errno.ENOTDIR: ("a file stands where a folder should be", "move that file away; nothing was changed"),
     errno.EIO: ("an input/output error", "the disk may be failing"),
 }
 

@@ -97,3 +97,50 @@ def test_undo_when_the_history_cannot_be_written_changes_nothing_and_says_so(cfg
     assert cfg.memory_file.read_bytes() == before, "the entry stays while its undo cannot be recorded"
     rc, out = tacit(tacit_env, "memory", "undo", str(added["change_id"]))  # once it can: undone, recorded
     assert rc == 0 and out["change_id"] and "Deploys go through CI." not in cfg.memory_file.read_text(), out
+
+
+def _no_room():  # every write that grows a file fails (EFBIG), as on a full disk
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+def test_a_write_that_fails_names_the_file_not_a_hidden_temp_file(cfg, tacit_env, tmp_path):
+    """A full disk (here a file-size limit of 0) answered "File too large", naming nothing, and a
+    failed skill create left an empty folder `skill list` then called unusable."""
+    rc, _ = tacit(tacit_env, "memory", "add", "--scope", "global", "Use pnpm.")
+    assert rc == 0
+    before = cfg.memory_file.read_bytes()
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nx\n\n## Procedure\n1. y\n")
+    runs = {"add": ["memory", "add", "--scope", "global", "Deploys go through CI."],
+            "skill": ["skill", "create", "--scope", "global", "--name", "release", "--description", "d",
+                      "--body-file", str(body)]}
+    for what, args in runs.items():
+        proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=tacit_env, capture_output=True,
+                              text=True, timeout=60, preexec_fn=_no_room)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        out = json.loads(proc.stdout)
+        assert proc.returncode == 1 and out["error_kind"] == "storage", out
+        assert "file-size limit" in out["error"] and ".tmp" not in out["error"], out
+        wanted = cfg.memory_file if what == "add" else cfg.skills_dir / "release" / "SKILL.md"
+        assert str(wanted) in out["error"], out
+    assert cfg.memory_file.read_bytes() == before
+    assert not (cfg.skills_dir / "release").exists(), "a failed create leaves no folder behind"
+    rc, listed = tacit(tacit_env, "skill", "list", "--scope", "global")
+    assert rc == 0 and listed["problems"] == [], listed
+
+
+def test_a_file_where_the_skills_folder_should_be_is_said_so(cfg, tacit_env, tmp_path):
+    """It answered "File exists (…/skills)": true, and no help."""
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    cfg.skills_dir.write_text("a file where a folder should be")
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nx\n\n## Procedure\n1. y\n")
+    rc, out = tacit(tacit_env, "skill", "create", "--scope", "global", "--name", "release", "--description", "d",
+                    "--body-file", str(body))
+    assert rc == 1 and out["success"] is False, out
+    assert "a file stands where a folder should be" in out["error"] and str(cfg.skills_dir) in out["error"], out
+    assert cfg.skills_dir.read_text() == "a file where a folder should be"

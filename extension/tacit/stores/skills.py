@@ -285,11 +285,17 @@ class SkillStore:
             if path.parent.is_dir() and _holds_skill_folders(path.parent):
                 return _fail(f"{path.parent} is a category folder holding other skills; "
                              "choose another name", name=name)
+            made = not path.parent.is_dir()
             ensure_private_dir(path.parent)
-            if files_from is not None:  # references/, scripts/ …: links copied as links, never followed
-                shutil.copytree(files_from, path.parent, symlinks=True, dirs_exist_ok=True,
-                                ignore=lambda folder, names: [SKILL_FILE] if Path(folder) == files_from else [])
-            atomic_write_text(path, text)
+            try:
+                if files_from is not None:  # references/, scripts/ …: links copied as links, never followed
+                    shutil.copytree(files_from, path.parent, symlinks=True, dirs_exist_ok=True,
+                                    ignore=lambda folder, names: [SKILL_FILE] if Path(folder) == files_from else [])
+                atomic_write_text(path, text)
+            except BaseException:
+                if made:  # a create that failed (a full disk) leaves no empty folder `skill list` calls unusable
+                    shutil.rmtree(path.parent, ignore_errors=True)
+                raise
             change = self._record("skill_create", path, None, text)
         self.refresh()
         result = {"success": True, "message": f"Created skill {name!r} at {path}.",
