@@ -23,6 +23,9 @@ def project_folder(args, cfg) -> str:
 def emit(obj, text=None) -> None:
     """Print the result: one JSON object with ``--json`` (or no ``text``), else ``text`` for a person."""
     if JSON_OUTPUT["on"] or text is None:
+        told = moved_aside_told()
+        if told and isinstance(obj, dict):
+            obj = {**obj, "ledger_moved_aside": told}
         sys.stdout.write(one_line_json(obj) + "\n")
         sys.stdout.flush()
         return
@@ -31,6 +34,18 @@ def emit(obj, text=None) -> None:
     stream = sys.stderr if failed else sys.stdout  # a refusal is an error message, for a person
     stream.write(out if out.endswith("\n") else out + "\n")
     stream.flush()
+
+
+def moved_aside_told() -> list[str]:
+    """A sentence for each corrupt ledger this command moved aside, told once: its history seemed
+    gone ("No changes recorded.") with no word of why."""
+    ledger = sys.modules.get("tacit.stores.ledger")  # not imported: nothing was moved aside
+    if ledger is None or not ledger.MOVED_ASIDE:
+        return []
+    told = [f"the ledger was corrupt: tacit moved it aside to {path} (what it held is kept there) and "
+            "started a fresh one, so the history starts again here (tacit doctor)" for path in ledger.MOVED_ASIDE]
+    ledger.MOVED_ASIDE.clear()
+    return told
 
 
 def one_line_json(obj) -> str:
