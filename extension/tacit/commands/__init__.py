@@ -123,10 +123,21 @@ def positive(kind=int):
     return count
 
 
+MAX_INPUT_BYTES = 32 * 1024 * 1024  # read from stdin or a file argument at most: /dev/zero is refused, not read
+
+
+def read_bounded(handle, what: str) -> bytes:
+    """At most ``MAX_INPUT_BYTES`` of ``handle``; more is an InputError naming ``what``."""
+    data = handle.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"{what} holds more than {MAX_INPUT_BYTES // 2 ** 20} MiB; nothing was changed")
+    return data
+
+
 def read_text_arg(value: str, *, lenient: bool = False) -> str:
     """``-``: the text from stdin, invalid UTF-8 refused (or replaced when ``lenient``)."""
     if value == "-":
-        data = sys.stdin.buffer.read()
+        data = read_bounded(sys.stdin.buffer, "stdin")
         try:
             return data.decode("utf-8", errors="replace" if lenient else "strict")
         except UnicodeDecodeError as exc:

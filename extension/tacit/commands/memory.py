@@ -10,7 +10,8 @@ import json
 import os
 import time
 
-from tacit.commands import emit, exit_code, positive, project_folder, read_text_arg, refuse, reply, say
+from tacit.commands import (emit, exit_code, positive, project_folder, read_bounded, read_text_arg, refuse, reply,
+                            say)
 from tacit.display import clip
 from tacit.failures import InputError
 from tacit.scopes import NOTES
@@ -169,8 +170,10 @@ def _batch(args, cfg) -> int:
     if args.file == "-":
         text = read_text_arg("-")
     else:
+        if os.path.exists(args.file) and not os.path.isfile(args.file):  # a folder, /dev/zero, a fifo
+            raise InputError(f"{args.file} is not a regular file; nothing was changed")
         with open(args.file, "rb") as handle:
-            data = handle.read()
+            data = read_bounded(handle, args.file)
         try:  # refused, as on stdin: what is kept is what was sent
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
