@@ -13,13 +13,13 @@ from tacit.children.commands import agent_available
 from tacit.children.env import process_env, spawn_detached
 from tacit.paths import python_argv
 from tacit.stores import history
-from tacit.stores.memory import MemoryStore, merge_duplicates
+from tacit.stores.memory import MemoryStore, consolidating_helps, merge_duplicates
 
 
 def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = None, project=None) -> dict:
     """Add an entry as ``tacit``'s actor; on overflow consolidate that scope and retry exactly once."""
     result = tacit.memory(project).add(target, text)
-    if result["success"] or not result.get("over_limit") or not tacit.cfg.auto_consolidate:
+    if result["success"] or not consolidating_helps(result) or not tacit.cfg.auto_consolidate:
         return result
     report = consolidate_target(tacit, result.get("target", target), use_agent=use_agent, project=project)
     retry = tacit.memory(project).add(target, text)  # re-read from disk: a child may have edited it

@@ -318,6 +318,10 @@ class MemoryStore:
             if new_entries is None:
                 return self._ok(target, "Entry already exists (no duplicate added).", entries)
             total, limit = len(join_entries(new_entries)), self.limit_for(target)
+            if len(text) > limit:  # no consolidation makes room for it (consolidating_helps)
+                return self._fail(target, f"This entry is {len(text):,} chars, longer than the whole limit of "
+                                          f"{self.path_for(target).name} ({limit:,} chars); shorten it. Nothing "
+                                          "was changed.", entries, over_limit=True, too_long=True)
             if total > limit:
                 return self._fail(
                     target, f"{self.path_for(target).name} is at {len(join_entries(entries)):,}/{limit:,} chars; "
@@ -478,6 +482,12 @@ class MemoryStore:
         entries = self.entries(target)
         result = self._ok(target, f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}.", entries)
         return {**result, "entries": entries, "path": str(self.path_for(target))}
+
+
+def consolidating_helps(result: dict[str, Any]) -> bool:
+    """A refused add or replace that consolidating its file could make room for: one longer than
+    the whole limit would have the person's memory rewritten (by a paid child) for nothing."""
+    return bool(result.get("over_limit")) and not result.get("too_long")
 
 
 def remember_project(cfg, project: Project) -> None:
