@@ -185,3 +185,21 @@ def test_an_entry_longer_than_the_whole_limit_consolidates_nothing(cfg, tacit_en
     assert proc.returncode == 1 and "longer than the whole limit" in out["error"], out
     assert "consolidation" not in out and not marker.exists(), "no child for an entry no room could take"
     assert cfg.memory_file.read_bytes() == before, "the duplicates stay: nothing was merged"
+
+
+def test_a_consolidation_whose_child_fails_says_why(cfg, tacit_env, tmp_path):
+    """`tacit consolidate` with a child that crashed (or hung, or wrote garbage) said only
+    "(agent-failed+deterministic)": that it failed, never why."""
+    child = tmp_path / "child.py"
+    child.write_text("import sys; sys.stderr.write('model overloaded, try later\\n'); sys.exit(3)\n")
+    (cfg.state_dir / "config.toml").write_text(f'child_command = "{sys.executable} {child}"\n')
+    MemoryStore(cfg).add("memory", "The project uses pnpm")
+    before = cfg.memory_file.read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "tacit", "consolidate", "--force"], env=tacit_env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "the background agent failed (it exited 3: model overloaded, try later)" in proc.stdout, proc.stdout
+    out = json.loads(subprocess.run([sys.executable, "-m", "tacit", "consolidate", "--force", "--json"],
+                                    env=tacit_env, capture_output=True, text=True, timeout=60).stdout)
+    assert out["reports"][1]["child_failed"] == "it exited 3: model overloaded, try later", out
+    assert cfg.memory_file.read_bytes() == before
