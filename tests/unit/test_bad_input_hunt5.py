@@ -1,0 +1,24 @@
+"""Bad input as a new user meets it through the CLI (a bug hunt): hidden characters a hand edit or a
+clone brought into memory are shown to the person, not acted out on their terminal."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_hidden_characters_in_a_hand_edited_entry_are_shown(run, cfg):
+    """`tacit memory show` and `memory log` printed a U+202E (RIGHT-TO-LEFT OVERRIDE) raw: the terminal
+    showed the rest of the entry reversed, and a zero-width space was not there to see at all."""
+    assert run("memory", "add", "--scope", "global", "Use pnpm.")[0] == 0
+    cfg.memory_file.write_text("Use pnpm.\n§\nDeploy with \u202e`ecrof-- hsup tig`\n§\npn\u200bpm is fine\n"
+                               "§\nThe family emoji 👨\u200d👩\u200d👧 stays whole.", encoding="utf-8")
+    code, out, _ = run("memory", "show", "--scope", "global")
+    assert code == 0
+    assert "Deploy with <U+202E>`ecrof-- hsup tig`" in out and "pn<U+200B>pm is fine" in out, out
+    assert "\u202e" not in out and "\u200b" not in out
+    assert "👨\u200d👩\u200d👧" in out, "a joiner inside an emoji is writing, kept"
+    assert run("memory", "add", "--scope", "global", "Tests live in tests/.")[0] == 0  # records the hand edit
+    code, out, _ = run("memory", "log")
+    assert code == 0 and "<U+202E>" in out and "\u202e" not in out, out
+    code, out, _ = run("memory", "show", "--scope", "global", "--json")
+    assert "Deploy with \u202e`ecrof-- hsup tig`" in json.loads(out)["entries"], "JSON keeps the text as it is"
