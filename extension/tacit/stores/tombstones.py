@@ -68,9 +68,8 @@ def _word_in(word: str, words: set[str]) -> bool:
 def match_kind(forgotten: str, text: str) -> str | None:
     """How ``text`` matches ``forgotten``: ``clear`` (every content word), ``partial`` or None."""
     keys = key_words(forgotten)
-    if not keys:
-        found = bool(forgotten.strip()) and forgotten.strip().casefold() in str(text).casefold()
-        return "clear" if found else None
+    if not keys:  # "a", "the", "never", "§": read as a substring, it matched nearly every entry
+        return None
     words = set(key_words(text))
     present = [k for k in keys if _word_in(k, words)]
     if len(present) == len(keys):
