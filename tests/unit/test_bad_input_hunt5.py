@@ -22,3 +22,22 @@ def test_hidden_characters_in_a_hand_edited_entry_are_shown(run, cfg):
     assert code == 0 and "<U+202E>" in out and "\u202e" not in out, out
     code, out, _ = run("memory", "show", "--scope", "global", "--json")
     assert "Deploy with \u202e`ecrof-- hsup tig`" in json.loads(out)["entries"], "JSON keeps the text as it is"
+
+
+def test_a_memory_file_that_is_a_link_is_neither_replaced_nor_written_through(run, cfg, tmp_path):
+    """`tacit memory add` replaced a global MEMORY.md that was a link (to a dotfiles copy, say) with a
+    file of its own, without a word: the copy it pointed to was never updated again."""
+    kept = tmp_path / "dotfiles" / "MEMORY.md"
+    kept.parent.mkdir()
+    kept.write_text("Use pnpm.", encoding="utf-8")
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.symlink_to(kept)
+    for args in (("memory", "add", "--scope", "global", "Deploys go through CI."),
+                 ("memory", "remove", "--scope", "global", "pnpm"), ("forget", "pnpm")):
+        code, out, _ = run(*args, "--json")
+        answer = json.loads(out)
+        assert code == 1 and answer["success"] is False, answer
+        assert "is a link" in answer["error"] and "nothing was changed" in answer["error"], answer
+    assert cfg.memory_file.is_symlink() and kept.read_text(encoding="utf-8") == "Use pnpm."
+    code, out, _ = run("doctor")
+    assert code == 1 and f"{cfg.memory_file} is a symlink pointing outside the data folder" in out, out

@@ -252,6 +252,8 @@ class MemoryStore:
         path = self.path_for(target)
         if target != "team" and (moved := memory_folder.problem(self.cfg, path.parent)):
             raise _Refusal(target, moved)
+        if linked := memory_folder.file_problem(path):
+            raise _Refusal(target, linked)
         try:
             lock = lock_for(path).acquire()
         except LockTimeout:
