@@ -162,5 +162,5 @@ def _undo_skill(tacit: Tacit, row: history.Change, group: str) -> dict:
             new = row.before
     change = history.record(tacit.cfg, action="skill_undo", scope=row.scope, target=row.target, before=current,
                             after=new, actor=tacit.require_actor(), group=group)
-    unrecorded = {} if change is not None else {"unrecorded": "not in the history: the ledger could not be used"}
+    unrecorded = {} if change is not None else {"unrecorded": history.UNRECORDED}
     return {"success": True, "id": row.id, "change_id": change, "restored": [], "dropped": [], **unrecorded}

@@ -144,3 +144,24 @@ def test_a_file_where_the_skills_folder_should_be_is_said_so(cfg, tacit_env, tmp
     assert rc == 1 and out["success"] is False, out
     assert "a file stands where a folder should be" in out["error"] and str(cfg.skills_dir) in out["error"], out
     assert cfg.skills_dir.read_text() == "a file where a folder should be"
+
+
+def test_a_skill_write_or_move_the_history_cannot_record_says_so(cfg, tacit_env, tmp_path):
+    """With the ledger unwritable a skill create and a memory move succeeded with "change_id": null and
+    no word that `tacit memory undo` could not revert them (a memory add said so)."""
+    assert tacit(tacit_env, "memory", "add", "--scope", "global", "Use pnpm.")[0] == 0
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nx\n\n## Procedure\n1. y\n")
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_WRITE, str(cfg.ledger_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        created = tacit(tacit_env, "skill", "create", "--scope", "global", "--name", "release", "--description",
+                        "d", "--body-file", str(body))
+        moved = tacit(tacit_env, "memory", "move", "pnpm", "--to", "user")
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    for rc, out in (created, moved):
+        assert rc == 0 and out["success"] is True and "cannot revert it" in out["unrecorded"], out
+    assert (cfg.skills_dir / "release" / "SKILL.md").is_file() and cfg.user_file.read_text() == "Use pnpm."

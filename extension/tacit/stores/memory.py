@@ -473,8 +473,7 @@ class MemoryStore:
         if self.last_change is not None:
             result["change_id"] = self.last_change
         else:  # written, but history.record could not reach the ledger (logged)
-            result["unrecorded"] = ("not in the history: the ledger could not be used (tacit doctor), "
-                                    "so tacit memory undo cannot revert it")
+            result["unrecorded"] = history.UNRECORDED
         return result
 
     @_refusals_are_results

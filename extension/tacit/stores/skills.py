@@ -64,6 +64,11 @@ def _fail(error: str, **extra: Any) -> dict[str, Any]:
     return {"success": False, "error": error, **extra}
 
 
+def _changed(change: int | None) -> dict[str, Any]:
+    """A write's change id, or what a write the history could not record says."""
+    return {"change_id": change, **({} if change is not None else {"unrecorded": history.UNRECORDED})}
+
+
 class SkillStore:
     """create / view / patch / edit / delete / list skills, and the index."""
 
@@ -299,7 +304,7 @@ class SkillStore:
             change = self._record("skill_create", path, None, text)
         self.refresh()
         result = {"success": True, "message": f"Created skill {name!r} at {path}.",
-                  "name": name, "path": str(path), "version": INITIAL_VERSION, "change_id": change}
+                  "name": name, "path": str(path), "version": INITIAL_VERSION, **_changed(change)}
         return _with_section_hint(result, body, name)
 
     @_never_raise
@@ -386,7 +391,7 @@ class SkillStore:
             change = self._record(f"skill_{action}", path, text, new_text)
         self.refresh()
         return {"success": True, "name": name, "path": str(path),
-                "version": jsonable(meta["version"]), **extra, "change_id": change}
+                "version": jsonable(meta["version"]), **extra, **_changed(change)}
 
     @_never_raise
     def delete(self, name: str) -> dict[str, Any]:
@@ -408,7 +413,7 @@ class SkillStore:
             os.utime(target)  # the trash's retention counts from the delete, not the last edit
             change = self._record("skill_delete", path, text, {"trash_path": str(target)})
         self.refresh()
-        return {"success": True, "name": name, "trash_path": str(target), "change_id": change,
+        return {"success": True, "name": name, "trash_path": str(target), **_changed(change),
                 "message": f"Moved skill {name!r} to {target}; move the folder back to "
                            "restore it."}
 
