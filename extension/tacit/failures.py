@@ -45,6 +45,9 @@ def describe_failure(exc: BaseException) -> tuple[str, str]:
         return f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", "storage"
     if isinstance(exc, InputError):
         return str(exc), "usage"
+    if isinstance(exc, UnicodeEncodeError) and "surrogates" in str(exc.reason):  # argv bytes not UTF-8
+        return ("the text given is not valid UTF-8 (it holds a byte such as \\xff that is no character); "
+                "give it as UTF-8 text"), "usage"
     if isinstance(exc, RecursionError):  # JSON nested past Python's limit: `tacit memory batch -`
         return "the input is nested too deeply to read", "usage"
     if isinstance(exc, OverflowError):  # `tacit memory undo 99999999999999999999`: no such id can exist

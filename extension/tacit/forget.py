@@ -45,6 +45,9 @@ def forget(tacit: Tacit, text: str, *, project=None) -> dict:
     if not isinstance(text, str) or not text.strip():
         return {"success": False, "error": "say what to forget: tacit forget \"we use pnpm\""}
     text = " ".join(text.split())[:MAX_CHARS]
+    if not text.isascii() and re.search("[\ud800-\udfff]", text):  # bytes of a command line that were not UTF-8
+        return {"success": False, "error": "the text to forget is not valid UTF-8 (a byte such as "
+                                           "\\xff that is no character); nothing was changed"}
     if not ENTRY_ID.match(text) and not tombstones.key_words(text):  # nothing to match on: no tombstone either
         return {"success": False, "text": text, "error": _NOTHING_TO_MATCH.format(text=text)}
     store = tacit.memory(project)

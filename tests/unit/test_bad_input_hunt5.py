@@ -41,3 +41,32 @@ def test_a_memory_file_that_is_a_link_is_neither_replaced_nor_written_through(ru
     assert cfg.memory_file.is_symlink() and kept.read_text(encoding="utf-8") == "Use pnpm."
     code, out, _ = run("doctor")
     assert code == 1 and f"{cfg.memory_file} is a symlink pointing outside the data folder" in out, out
+
+
+def test_command_line_bytes_that_are_not_utf8_are_a_clear_refusal(run, cfg):
+    """`tacit forget $'x\\xff'` and `tacit memory why $'x\\xff'` answered "internal error:
+    UnicodeEncodeError … surrogates not allowed" (Python reads such argv bytes as lone surrogates)."""
+    assert run("memory", "add", "--scope", "global", "Use pnpm.")[0] == 0
+    before = cfg.memory_file.read_bytes()
+    for args in (("forget", "x\udcff"), ("memory", "why", "x\udcff")):
+        code, out, _ = run(*args, "--json")
+        answer = json.loads(out)
+        assert code == 1 and "not valid UTF-8" in answer["error"] and "internal" not in answer["error"], answer
+    code, _, err = run("forget", "pn\udcffpm")
+    assert code == 1 and err.startswith("tacit: the text to forget is not valid UTF-8"), err
+    assert cfg.memory_file.read_bytes() == before
+
+
+def test_an_entry_with_a_control_character_is_refused(run, cfg):
+    """`tacit memory add` stored a NUL (the file became binary to grep and git) and an ESC sequence
+    (`cat MEMORY.md` cleared the screen) without a word."""
+    assert run("memory", "add", "--scope", "global", "Use pnpm.")[0] == 0
+    before = cfg.memory_file.read_bytes()
+    for text, code_point in (("nul\x00byte", "U+0000"), ("esc \x1b[2J clear", "U+001B"), ("bell \x07", "U+0007")):
+        code, out, _ = run("memory", "add", "--scope", "global", text, "--json")
+        answer = json.loads(out)
+        assert code == 1 and f"control character ({code_point})" in answer["error"], answer
+    code, out, _ = run("memory", "replace", "--scope", "global", "pnpm", "Use pnpm \x1b[31mnow", "--json")
+    assert code == 1 and "control character (U+001B)" in json.loads(out)["error"], out
+    assert cfg.memory_file.read_bytes() == before
+    assert run("memory", "add", "--scope", "global", "Tabs\tare fine.")[0] == 0

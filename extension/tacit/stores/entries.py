@@ -108,6 +108,19 @@ def separator_problem(entry: str) -> str | None:
     return None
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # \t and \n are writing; CR and the rest are made LF
+
+
+def control_problem(entry: str) -> str | None:
+    """Why ``entry`` cannot be stored: a control character (a NUL makes the file binary to grep and git,
+    an ESC sequence drives the terminal of whoever cats it), or None."""
+    found = _CONTROL.search(entry)
+    if found is None:
+        return None
+    return (f"Entry holds a control character (U+{ord(found.group()):04X}) that does not show in the file but "
+            "a terminal or a tool acts on; remove it.")
+
+
 def usage_text(current: int, limit: int) -> str:
     pct = min(100, int(current * 100 / limit)) if limit > 0 else 0
     return f"{pct}% — {current:,}/{limit:,} chars"

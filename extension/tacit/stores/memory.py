@@ -26,7 +26,8 @@ from tacit.safety.scanner import describe, scan
 from tacit.scopes import MEMORY, SCOPES  # user, global, project, team; MEMORY: the project's when there is one
 from tacit.stores import history, tombstones
 from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
-    ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
+    ENTRY_DELIMITER, control_problem, join_entries, normalise_entry, parse_entries, removed, replaced,
+    separator_problem, usage_text,
 )
 from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit, read_head, too_long
 from tacit.stores.shared_text import shared
@@ -211,7 +212,7 @@ class MemoryStore:
     def _check_content(self, target: str, content: str) -> str | None:
         if not content:
             return "Content cannot be empty."
-        problem = separator_problem(content)
+        problem = separator_problem(content) or control_problem(content)
         if problem:
             return problem
         if len(content) > self.limit_for(target):
