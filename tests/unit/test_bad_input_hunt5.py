@@ -70,3 +70,17 @@ def test_an_entry_with_a_control_character_is_refused(run, cfg):
     assert code == 1 and "control character (U+001B)" in json.loads(out)["error"], out
     assert cfg.memory_file.read_bytes() == before
     assert run("memory", "add", "--scope", "global", "Tabs\tare fine.")[0] == 0
+
+
+def test_a_memory_file_emptied_by_hand_is_in_the_log_and_undone(run, cfg):
+    """After emptying MEMORY.md by mistake, `tacit memory log` did not show the edit (it was recorded only
+    at the next write or session), so there was no number to undo it by."""
+    for entry in ("Use pnpm.", "Deploys go through CI."):
+        assert run("memory", "add", "--scope", "global", entry)[0] == 0
+    cfg.memory_file.write_text("", encoding="utf-8")
+    code, out, _ = run("memory", "log", "--json")
+    newest = json.loads(out)["changes"][0]
+    assert newest["action"] == "edit" and newest["actor"] == "a hand edit", newest
+    assert newest["removed"] == ["Use pnpm.", "Deploys go through CI."], newest
+    code, out, _ = run("memory", "undo", str(newest["id"]))
+    assert code == 0 and cfg.memory_file.read_text(encoding="utf-8") == "Use pnpm.\n§\nDeploys go through CI."

@@ -217,6 +217,7 @@ def _log(args, cfg) -> int:
         since = parse_since(args.since)
     except ValueError as exc:
         return refuse(str(exc), 2)
+    _store(args, cfg).notice_edits()  # a file emptied by hand is in the history (and undoable) when looked for
     found = [c.as_dict() for c in args.tacit.changes(since=since, limit=args.limit)]
     here = project_of(args)
     emit({"success": True, "changes": found},
