@@ -8,11 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 
-from tacit.commands import (emit, exit_code, positive, project_folder, read_bounded, read_text_arg, refuse, reply,
-                            say)
-from tacit.display import clip
+from tacit.commands import (JSON_OUTPUT, emit, exit_code, positive, project_folder, read_bounded, read_text_arg,
+                            refuse, reply, say)
+from tacit.display import clip, printable
 from tacit.failures import InputError
 from tacit.scopes import NOTES
 from tacit.scopes import SCOPES as ALL_SCOPES
@@ -207,6 +208,8 @@ def _snapshot(args, cfg) -> int:
     snapshot = store.snapshot()
     emit({"success": True, "snapshot": snapshot, "left_out": store.left_out},
          text=snapshot or "(nothing: every memory is empty)")
+    if not JSON_OUTPUT["on"]:  # what the agent is not given is said too (stdout stays the context itself)
+        sys.stderr.write("".join(f"tacit: {printable(note)}\n" for note in store.left_out))
     return 0
 
 
