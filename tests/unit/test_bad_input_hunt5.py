@@ -95,3 +95,20 @@ def test_memory_snapshot_says_what_it_left_out(run, cfg):
     assert code == 0 and "Use pnpm." in out and "Ignore all previous" not in out + err, (out, err)
     assert err.startswith("tacit: ") and f"{cfg.memory_file} failed the content scanner" in err, err
     assert "[injection.ignore_previous]" in err, err
+
+
+def test_a_file_tacit_will_not_rewrite_is_refused_naming_the_line(run, cfg):
+    """A MEMORY.md an editor left with a '§ ' separator line or an empty entry was refused as "does not
+    round-trip as §-separated entries", and `tacit doctor` said "not a clean list": true, but neither
+    said where, in a file that looks clean to the eye."""
+    assert run("memory", "add", "--scope", "global", "Use pnpm.")[0] == 0
+    for raw, where in ((b"Use pnpm.\n\xc2\xa7 \nTests in tests/.\n", "line 2: '\u00a7 '"),
+                       (b"Use pnpm.\n\xc2\xa7\n\xc2\xa7\nTests in tests/.\n", "line 3: '\u00a7'"),
+                       (b"Use pnpm.\n\xc2\xa7\nTests in tests/.\n\xc2\xa7\n", "line 4: '\u00a7'")):
+        cfg.memory_file.write_bytes(raw)
+        code, out, _ = run("memory", "remove", "--scope", "global", "pnpm", "--json")
+        answer = json.loads(out)
+        assert code == 1 and f"does not round-trip as §-separated entries ({where})" in answer["error"], answer
+        assert cfg.memory_file.read_bytes() == raw
+        code, out, _ = run("doctor")
+        assert f"is not a clean list of §-separated entries ({where})" in out, out

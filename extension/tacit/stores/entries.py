@@ -68,6 +68,7 @@ class FileCheck:
     entries: list[str]  # [] when the bytes are not UTF-8
     problem: str | None = None  # NOT_UTF8, NOT_ENTRIES (not a clean §-separated list) or ENTRY_TOO_BIG
     biggest: int = 0  # the longest entry, in chars
+    where: str = ""  # NOT_ENTRIES: the first line a rewrite would change ("line 3: '§ '")
 
 
 def check_file(data: bytes, limit: int | None = None) -> FileCheck:
@@ -80,17 +81,27 @@ def check_file(data: bytes, limit: int | None = None) -> FileCheck:
     entries = parse_entries(raw)
     biggest = max((len(e) for e in entries), default=0)
     if raw.strip() and join_entries(entries) != normal_lines(raw).strip():
-        return FileCheck(entries, NOT_ENTRIES, biggest)
+        return FileCheck(entries, NOT_ENTRIES, biggest, _first_change(normal_lines(raw), join_entries(entries)))
     if limit is not None and biggest > limit:
         return FileCheck(entries, ENTRY_TOO_BIG, biggest)
     return FileCheck(entries, None, biggest)
+
+
+def _first_change(text: str, clean: str) -> str:
+    """Where rewriting ``text`` as ``clean`` first changes it: its line, shown with its white space."""
+    lead = len(text) - len(text.lstrip())
+    body = text[lead:]
+    at = next((i for i, (a, b) in enumerate(zip(body, clean)) if a != b), min(len(body), len(clean)))
+    number = text.count("\n", 0, lead + at) + 1 + (at >= len(clean) and body[at:at + 1] == "\n")  # text left over
+    line = text.split("\n")[number - 1]
+    return f"line {number}: {line[:60]!r}"
 
 
 def unsafe_to_rewrite(path, check: FileCheck) -> str | None:
     """What ``tacit doctor`` and the page say of a file ``check`` found a problem in (None: no problem)."""
     if not check.problem:
         return None
-    why = {NOT_UTF8: "is not valid UTF-8", NOT_ENTRIES: "is not a clean list of §-separated entries",
+    why = {NOT_UTF8: "is not valid UTF-8", NOT_ENTRIES: f"is not a clean list of §-separated entries ({check.where})",
            ENTRY_TOO_BIG: f"has one entry ({check.biggest:,} chars) larger than the whole limit"}[check.problem]
     return f"{path} {why}: tacit will not rewrite it (fix it by hand)"
 

@@ -235,7 +235,7 @@ class MemoryStore:
         check = check_file(data, self.limit_for(target))
         if check.problem == NOT_UTF8 or (roundtrip_guard and check.problem):
             why = {NOT_UTF8: "the file is not valid UTF-8",
-                   NOT_ENTRIES: "the file does not round-trip as §-separated entries",
+                   NOT_ENTRIES: f"the file does not round-trip as §-separated entries ({check.where})",
                    ENTRY_TOO_BIG: f"one entry ({check.biggest:,} chars) is larger than the whole limit",
                    }[check.problem]
             backup = keep_copy(path, data)  # 0600; one copy per content, not per refusal
