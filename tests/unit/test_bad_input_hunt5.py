@@ -4,6 +4,7 @@ clone brought into memory are shown to the person, not acted out on their termin
 from __future__ import annotations
 
 import json
+import subprocess
 
 
 def test_hidden_characters_in_a_hand_edited_entry_are_shown(run, cfg):
@@ -112,3 +113,17 @@ def test_a_file_tacit_will_not_rewrite_is_refused_naming_the_line(run, cfg):
         assert cfg.memory_file.read_bytes() == raw
         code, out, _ = run("doctor")
         assert f"is not a clean list of §-separated entries ({where})" in out, out
+
+
+def test_the_backup_of_a_team_file_tacit_would_not_rewrite_is_not_committed(run, web, tacit_env):
+    """A team MEMORY.md with a bad byte (a merge, an editor) was refused with a backup kept beside it, in
+    the repository's .tacit/: the next `git add .tacit` (what the guide says to do) committed it."""
+    assert run("share", "init")[0] == 0
+    (web / ".tacit" / "MEMORY.md").write_bytes(b"Use pnpm.\n\xc2\xa7\nTests in tests/ \xff\n")
+    code, out, _ = run("memory", "add", "--scope", "team", "Deploys go through CI.", "--json")
+    backup = json.loads(out)["drift_backup"]
+    assert code == 1 and backup.startswith(str(web / ".tacit" / "MEMORY.md.bak.")), out
+    subprocess.run(["git", "add", ".tacit"], cwd=web, check=True, capture_output=True)
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=web, check=True, capture_output=True,
+                            text=True).stdout.split()
+    assert ".tacit/MEMORY.md" in staged and not any(".bak." in name for name in staged), staged
