@@ -28,6 +28,7 @@ STORAGE = {
     errno.EDQUOT: ("the disk quota is exceeded", "free some space; nothing was changed"),
     errno.EFBIG: ("a file-size limit (ulimit -f) stopped the write",
                   "raise the limit; nothing was changed"),
+    errno.EISDIR: ("a folder stands where a file should be", "move that folder away; nothing was changed"),
     errno.ENOTDIR: ("a file stands where a folder should be", "move that file away; nothing was changed"),
     errno.EIO: ("an input/output error", "the disk may be failing"),
 }

@@ -165,3 +165,15 @@ def test_a_skill_write_or_move_the_history_cannot_record_says_so(cfg, tacit_env,
     for rc, out in (created, moved):
         assert rc == 0 and out["success"] is True and "cannot revert it" in out["unrecorded"], out
     assert (cfg.skills_dir / "release" / "SKILL.md").is_file() and cfg.user_file.read_text() == "Use pnpm."
+
+
+def test_a_folder_where_a_memory_file_should_be_is_said_so(cfg, tacit_env):
+    """It answered "Is a directory (…/MEMORY.md)": the system's words, and no help."""
+    cfg.memory_file.mkdir(parents=True)
+    for args in (("memory", "add", "--scope", "global", "Use pnpm."), ("memory", "show", "--scope", "global"),
+                 ("forget", "pnpm rules")):
+        rc, out = tacit(tacit_env, *args)
+        assert rc == 1 and out["error_kind"] == "storage", out
+        assert out["error"] == (f"storage problem for {cfg.memory_file}: a folder stands where a file should be; "
+                                "move that folder away; nothing was changed"), out
+    assert cfg.memory_file.is_dir() and not any(cfg.memory_file.iterdir())
