@@ -34,6 +34,7 @@ def tacit(env, *args, extra_env=None):
     ("", "anything", False),
     ("a", "Prefers short answers.", False),  # no content word: matched as a substring, it hit nearly everything
     ("never", "Use pnpm, never npm.", False),
+    ("we use", "Tests use vitest.", False),  # only generic words: it took every entry that uses anything
 ])
 def test_a_forget_matches_by_its_content_words(forgotten, text, expected):
     assert tombstones.matches(forgotten, text) is expected
@@ -173,12 +174,13 @@ def test_forget_typed_in_a_session_with_nothing_to_remove_does_not_claim_it(cfg)
 
 def test_a_forget_of_only_common_words_removes_nothing_and_blocks_nothing(cfg, tacit_env):
     """`tacit forget a` removed 'Prefers short answers.' (an "a" in it) and left a tombstone "a" that
-    refused every later background save holding the letter; `forget never` took every guard lesson."""
+    refused every later background save holding the letter; `forget never` took every guard lesson, and
+    `forget we use` every entry that uses anything."""
     store = MemoryStore(cfg)
     store.add("user", "Prefers short answers.")
     store.add("global", "Use pnpm, never npm.")
     before = (cfg.user_file.read_bytes(), cfg.memory_file.read_bytes())
-    for text in ("a", "never", "the", "it is", "§"):
+    for text in ("a", "never", "the", "it is", "§", "we use", "the project"):
         proc = tacit(tacit_env, "forget", text, "--json")
         out = json.loads(proc.stdout)
         assert proc.returncode == 1 and out["success"] is False, out
