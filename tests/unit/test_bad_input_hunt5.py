@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 
 
 def test_hidden_characters_in_a_hand_edited_entry_are_shown(run, cfg):
@@ -127,3 +128,18 @@ def test_the_backup_of_a_team_file_tacit_would_not_rewrite_is_not_committed(run,
     staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=web, check=True, capture_output=True,
                             text=True).stdout.split()
     assert ".tacit/MEMORY.md" in staged and not any(".bak." in name for name in staged), staged
+
+
+def test_an_add_to_a_hand_grown_memory_file_of_many_entries_answers_at_once(cfg, tacit_env):
+    """`tacit memory add` to a MEMORY.md grown by hand (or a script) to 35,000 entries never answered: the
+    consolidation it starts compared every pair of entries (hours). Now it merges the exact duplicates
+    in one pass and refuses the add, over the limit, in seconds."""
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    lines = [f"Entry number {i} about something quite specific here." for i in range(35_000)]
+    cfg.memory_file.write_text("\n§\n".join(lines + lines[:2]), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--scope", "global", "Use pnpm.", "--json"],
+                          env=tacit_env, capture_output=True, text=True, timeout=60)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and "over the limit" in out["error"], out
+    assert out["consolidation"]["merge"]["merged"] == 2, out["consolidation"]
+    assert cfg.memory_file.read_text(encoding="utf-8") == "\n§\n".join(lines), "the copies merged, nothing else"

@@ -181,3 +181,60 @@ def fit(entries: list[str], limit: int) -> Fit:
             rest = entries[number:]
             return Fit(entries[:number], len(rest), sum(map(len, rest)))
     return Fit(entries)
+
+
+# --- the deterministic merge (no agent): duplicates, and entries whose words another's include ---
+_WORD = re.compile(r"[\w./-]+", re.UNICODE)
+# past this many entries only exact duplicates merge: each pair's containment check made a hand-grown file
+# of 35,000 entries hang `tacit memory add` for hours; a file near its limit holds far fewer
+CONTAINMENT_MAX_ENTRIES = 2000
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!;,: ")
+
+
+def _words(text: str) -> set[str]:
+    return {w.strip(".,;:") for w in _WORD.findall(text.casefold())} - {""}
+
+
+def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
+    """Pure: (kept entries in order, merges made); each group's first place, its fullest text."""
+    if len(entries) > CONTAINMENT_MAX_ENTRIES:
+        return _plan_duplicates(entries)
+    kept: list[str] = []
+    seen: list[tuple[str, set[str]]] = []  # each kept entry's (normal form, words), read once
+    merges: list[dict] = []
+    for entry in entries:
+        norm, words = _normal(entry), _words(entry)
+        for i, (ex_norm, ex_words) in enumerate(seen):
+            same = norm == ex_norm
+            contained = bool(words) and (words <= ex_words or ex_words <= words) and min(
+                len(words), len(ex_words)) >= 3
+            if same or contained:
+                # the entry whose words include the other's carries more
+                existing = kept[i]
+                winner = entry if (not same and words > ex_words) else existing
+                merges.append({"kept": winner, "dropped": entry if winner == existing else existing,
+                               "why": "duplicate" if same else "contained"})
+                kept[i] = winner
+                if winner is entry:
+                    seen[i] = (norm, words)
+                break
+        else:
+            kept.append(entry)
+            seen.append((norm, words))
+    return kept, merges
+
+
+def _plan_duplicates(entries: list[str]) -> tuple[list[str], list[dict]]:
+    """``plan_merge`` of exact duplicates only (modulo case, space and end punctuation), in one pass."""
+    first: dict[str, str] = {}
+    merges = []
+    for entry in entries:
+        norm = _normal(entry)
+        if norm in first:
+            merges.append({"kept": first[norm], "dropped": entry, "why": "duplicate"})
+        else:
+            first[norm] = entry
+    return list(first.values()), merges

@@ -9,7 +9,6 @@ import contextlib
 import dataclasses
 import functools
 import json
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from tacit.stores.entries import (  # noqa: F401 — the file format, imported f
     separator_problem, usage_text,
 )
 from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit, read_head, too_long
+from tacit.stores.entries import plan_merge  # noqa: F401 — the deterministic merge, imported from here too
 from tacit.stores.shared_text import shared
 
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
@@ -544,42 +544,6 @@ def _shown_header(target: str, header: str, project: Project | None) -> str:
 
 
 # the deterministic merge: what consolidation does without an agent
-_WORD = re.compile(r"[\w./-]+", re.UNICODE)
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.casefold().split()).rstrip(".!;,: ")
-
-
-def _words(text: str) -> set[str]:
-    return {w.strip(".,;:") for w in _WORD.findall(text.casefold())} - {""}
-
-
-def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
-    """Pure: (kept entries in order, merges made); each group's first place, its fullest text."""
-    kept: list[str] = []
-    merges: list[dict] = []
-    for entry in entries:
-        norm, words = _normal(entry), _words(entry)
-        merged = False
-        for i, existing in enumerate(kept):
-            ex_norm, ex_words = _normal(existing), _words(existing)
-            same = norm == ex_norm
-            contained = bool(words) and (words <= ex_words or ex_words <= words) and min(
-                len(words), len(ex_words)) >= 3
-            if same or contained:
-                # the entry whose words include the other's carries more
-                winner = entry if (not same and words > ex_words) else existing
-                merges.append({"kept": winner, "dropped": entry if winner == existing else existing,
-                               "why": "duplicate" if same else "contained"})
-                kept[i] = winner
-                merged = True
-                break
-        if not merged:
-            kept.append(entry)
-    return kept, merges
-
-
 def merge_duplicates(store: MemoryStore, target: str) -> dict:
     """Apply ``plan_merge`` to a target of ``store``: ``{"merged", "merges", "usage", "still_over"}``,
     or ``{"merged": 0, "error"}`` when the file drifted or its lock stayed busy."""
