@@ -60,7 +60,7 @@ def undo(tacit: Tacit, change_id: int) -> dict:
         for row in rows:  # newest first
             result = _undo_skill(tacit, row, group) if row.scope.startswith("skill") else _undo_memory(tacit, row, group)
             if not result["success"]:
-                return {**result, "error": f"#{row.id} not undone: {result['error']}",
+                return {**result, "error": f"#{row.id} not undone: {result['error']}{_partly(results)}",
                         "undone": [r["id"] for r in results]}
             results.append(result)
         for row, result in zip(rows, results):
@@ -85,6 +85,16 @@ def undo(tacit: Tacit, change_id: int) -> dict:
     message = f"Undid #{change_id}" + (f" ({len(rows)} changes of {change.group})" if len(rows) > 1 else "")
     return {"success": True, "message": message + ".", "undone": [r.id for r in rows], "change_ids": ids,
             "change_id": ids[0], "restored": restored, "removed": dropped}
+
+
+def _partly(results: list[dict]) -> str:
+    """What a group's undo that stopped half way changed before it stopped (its JSON had it; its text did not)."""
+    made = [r for r in results if r.get("change_id") is not None]
+    if not made:
+        return ""
+    rows = ", ".join(f"#{r['id']}" for r in made)
+    return (f" ({rows} of the same group {'was' if len(made) == 1 else 'were'} undone before it: "
+            f"`tacit memory undo {made[0]['change_id']}` puts that back)")
 
 
 def _history_unwritable(ledger) -> str | None:

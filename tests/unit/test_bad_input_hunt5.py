@@ -143,3 +143,19 @@ def test_an_add_to_a_hand_grown_memory_file_of_many_entries_answers_at_once(cfg,
     assert proc.returncode == 1 and "over the limit" in out["error"], out
     assert out["consolidation"]["merge"]["merged"] == 2, out["consolidation"]
     assert cfg.memory_file.read_text(encoding="utf-8") == "\n§\n".join(lines), "the copies merged, nothing else"
+
+
+def test_an_undo_that_stops_half_way_says_what_it_did(run, cfg):
+    """Undoing a move whose destination (USER.md) tacit would no longer rewrite put the entry back in
+    the global notes, then failed: "#2 not undone: …", with no word that the other half was done
+    (the entry now in both files) nor how to take that back."""
+    assert run("memory", "add", "--scope", "global", "Use pnpm.")[0] == 0
+    code, out, _ = run("memory", "move", "pnpm", "--to", "user", "--json")
+    move = json.loads(out)["change_id"]
+    cfg.user_file.write_bytes(b"Use pnpm.\n\xc2\xa7\ncaf\xe9\n")
+    code, _, err = run("memory", "undo", str(move))
+    assert code == 1 and "not valid UTF-8" in err, err
+    assert f"#{move} of the same group was undone before it: `tacit memory undo" in err, err
+    back = err.split("`tacit memory undo ")[1].split("`")[0]
+    assert cfg.memory_file.read_text(encoding="utf-8") == "Use pnpm."
+    assert run("memory", "undo", back)[0] == 0 and cfg.memory_file.read_text(encoding="utf-8") == ""
