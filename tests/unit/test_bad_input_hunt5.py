@@ -159,3 +159,26 @@ def test_an_undo_that_stops_half_way_says_what_it_did(run, cfg):
     back = err.split("`tacit memory undo ")[1].split("`")[0]
     assert cfg.memory_file.read_text(encoding="utf-8") == "Use pnpm."
     assert run("memory", "undo", back)[0] == 0 and cfg.memory_file.read_text(encoding="utf-8") == ""
+
+
+def test_a_skill_write_with_a_control_character_is_refused(run, cfg, tmp_path):
+    """`tacit skill create` saved a body or description holding an ESC sequence (`cat SKILL.md` cleared
+    the screen); a body file from Windows (CRLF) is still taken."""
+    body = tmp_path / "body.md"
+    body.write_bytes(b"## When to Use\nx\x1b[2J\n\n## Procedure\n1. y\n")
+    code, out, _ = run("skill", "create", "--scope", "global", "--name", "release", "--description", "d",
+                       "--body-file", str(body), "--json")
+    assert code == 1 and "body holds a control character (U+001B)" in json.loads(out)["error"], out
+    body.write_bytes(b"## When to Use\r\nx\r\n\r\n## Procedure\r\n1. y\r\n")
+    code, out, _ = run("skill", "create", "--scope", "global", "--name", "release", "--description", "bad \x1b[2J",
+                       "--body-file", str(body), "--json")
+    assert code == 1 and "description holds a control character (U+001B)" in json.loads(out)["error"], out
+    assert not (cfg.skills_dir / "release").exists()
+    code, out, _ = run("skill", "create", "--scope", "global", "--name", "release", "--description", "d",
+                       "--body-file", str(body), "--json")
+    assert code == 0, out
+    pit = tmp_path / "pit.md"
+    pit.write_bytes(b"- a bell \x07 here\n")
+    code, out, _ = run("skill", "patch", "release", "--scope", "global", "--section", "Pitfalls",
+                       "--content-file", str(pit), "--json")
+    assert code == 1 and "content holds a control character (U+0007)" in json.loads(out)["error"], out

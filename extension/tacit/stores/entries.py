@@ -122,13 +122,13 @@ def separator_problem(entry: str) -> str | None:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # \t and \n are writing; CR and the rest are made LF
 
 
-def control_problem(entry: str) -> str | None:
-    """Why ``entry`` cannot be stored: a control character (a NUL makes the file binary to grep and git,
-    an ESC sequence drives the terminal of whoever cats it), or None."""
-    found = _CONTROL.search(entry)
+def control_problem(entry: str, what: str = "Entry", keep: str = "") -> str | None:
+    """Why ``entry`` cannot be stored: a control character but those in ``keep`` (a NUL makes the file
+    binary to grep and git, an ESC sequence drives the terminal of whoever cats it), or None."""
+    found = next((m for m in _CONTROL.finditer(entry) if m.group() not in keep), None)
     if found is None:
         return None
-    return (f"Entry holds a control character (U+{ord(found.group()):04X}) that does not show in the file but "
+    return (f"{what} holds a control character (U+{ord(found.group()):04X}) that does not show in the file but "
             "a terminal or a tool acts on; remove it.")
 
 

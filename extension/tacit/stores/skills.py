@@ -20,6 +20,7 @@ from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, fre
 from tacit.log import log_exception
 from tacit.resources import resource_dir
 from tacit.stores import history
+from tacit.stores.entries import control_problem
 from tacit.stores.skill_catalog import (
     SKILL_FILE, Catalog, Problem, build_catalog, inside_root, is_dir, jsonable, read_checked, render_index,
     scan_text,
@@ -260,7 +261,7 @@ class SkillStore:
                keep: dict[str, Any] | None = None, files_from: Path | None = None) -> dict[str, Any]:
         """A new skill ``skills/<name>/SKILL.md`` (without ``body``: the template's sections); a
         moved skill ``keep``s its frontmatter (created, version …) and its folder's other files."""
-        problem = validate_name(name) or description_problem(description)
+        problem = validate_name(name) or description_problem(description) or control_problem(description, "description")
         if problem:
             return _fail(problem)
         description = description.strip()
@@ -338,7 +339,8 @@ class SkillStore:
             return _fail(problem)
         if description is None and body is None:
             return _fail("nothing to change: give a new description and/or body", name=name)
-        problem = ((description is not None and description_problem(description))
+        problem = ((description is not None and (description_problem(description)
+                                                 or control_problem(description, "description")))
                    or (body is not None and _text_problem(body, "body")))
         if problem:
             return _fail(problem, name=name)
@@ -471,6 +473,8 @@ def _text_problem(text: Any, what: str) -> str | None:
         return f"{what} must be text"
     if "\x00" in text:
         return f"{what} contains a NUL character"
+    if problem := control_problem(text, what, keep="\r\x0b\x0c"):  # a Windows file's CR is a line end
+        return problem
     if not text.strip():
         return f"{what} is empty"
     if len(text) > MAX_SKILL_CHARS:
