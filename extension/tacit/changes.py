@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from tacit.app import Tacit
+from tacit.failures import LedgerUnavailable
 from tacit.scopes import SCOPES
 from tacit.stores import history, tombstones
 
@@ -50,13 +51,16 @@ def undo(tacit: Tacit, change_id: int) -> dict:
         first = next((c for c in done if c.id == change.id), done[0])  # the one asked about, when it is
         return {"success": False, "error": f"change #{first.id} was already undone by #{first.undone_by}"
                                            f" (undo #{first.undone_by} to redo it)"}
+    unwritable = _history_unwritable(ledger)
+    if unwritable:
+        return {"success": False, "error": f"#{change_id} not undone: {unwritable}", "undone": []}
     group = f"undo:{change_id}"
     results = []
     with history.using(ledger):
         for row in rows:  # newest first
             result = _undo_skill(tacit, row, group) if row.scope.startswith("skill") else _undo_memory(tacit, row, group)
             if not result["success"]:
-                return {**result, "error": f"#{row.id} not undone: {result['error']}",
+                return {**result, "error": f"#{row.id} not undone: {result['error']}{_partly(results)}",
                         "undone": [r["id"] for r in results]}
             results.append(result)
         for row, result in zip(rows, results):
@@ -68,6 +72,10 @@ def undo(tacit: Tacit, change_id: int) -> dict:
     ids = [r["change_id"] for r in results if r.get("change_id") is not None]
     restored = [e for r in results for e in r.get("restored", [])]
     dropped = [e for r in results for e in r.get("dropped", [])]
+    unrecorded = [r["unrecorded"] for r in results if r.get("unrecorded")]
+    if not ids and unrecorded:  # the files were changed, but the history could not say so
+        return {"success": True, "message": f"Undid #{change_id}.", "undone": [r.id for r in rows],
+                "unrecorded": unrecorded[0], "restored": restored, "removed": dropped}
     if not ids:
         later = [c for c in tacit.changes(since=change.at, limit=500)
                  if c.id > change.id and c.target == change.target and set(c.removed()) & set(change.added())]
@@ -77,6 +85,27 @@ def undo(tacit: Tacit, change_id: int) -> dict:
     message = f"Undid #{change_id}" + (f" ({len(rows)} changes of {change.group})" if len(rows) > 1 else "")
     return {"success": True, "message": message + ".", "undone": [r.id for r in rows], "change_ids": ids,
             "change_id": ids[0], "restored": restored, "removed": dropped}
+
+
+def _partly(results: list[dict]) -> str:
+    """What a group's undo that stopped half way changed before it stopped (its JSON had it; its text did not)."""
+    made = [r for r in results if r.get("change_id") is not None]
+    if not made:
+        return ""
+    rows = ", ".join(f"#{r['id']}" for r in made)
+    return (f" ({rows} of the same group {'was' if len(made) == 1 else 'were'} undone before it: "
+            f"`tacit memory undo {made[0]['change_id']}` puts that back)")
+
+
+def _history_unwritable(ledger) -> str | None:
+    """Why the history cannot take a change now (None: it can). An undo is made only when it can be
+    recorded: one that is not could be neither redone nor told apart from a hand edit."""
+    try:
+        ledger.probe_write()
+        return None
+    except LedgerUnavailable as exc:
+        return (f"the history cannot be written ({exc}), and an undo it cannot record could not be redone; "
+                "nothing was changed (tacit doctor)")
 
 
 def _undo_memory(tacit: Tacit, row: history.Change, group: str) -> dict:
@@ -110,7 +139,8 @@ def _undo_memory(tacit: Tacit, row: history.Change, group: str) -> dict:
     if not result.get("success"):
         return result
     return {"success": True, "id": row.id, "change_id": result.get("change_id"),
-            "restored": outcome.get("restored", []), "dropped": outcome.get("dropped", [])}
+            "restored": outcome.get("restored", []), "dropped": outcome.get("dropped", []),
+            **({"unrecorded": result["unrecorded"]} if result.get("unrecorded") else {})}
 
 
 def _undo_skill(tacit: Tacit, row: history.Change, group: str) -> dict:
@@ -142,4 +172,5 @@ def _undo_skill(tacit: Tacit, row: history.Change, group: str) -> dict:
             new = row.before
     change = history.record(tacit.cfg, action="skill_undo", scope=row.scope, target=row.target, before=current,
                             after=new, actor=tacit.require_actor(), group=group)
-    return {"success": True, "id": row.id, "change_id": change, "restored": [], "dropped": []}
+    unrecorded = {} if change is not None else {"unrecorded": history.UNRECORDED}
+    return {"success": True, "id": row.id, "change_id": change, "restored": [], "dropped": [], **unrecorded}

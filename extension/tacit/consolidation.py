@@ -13,13 +13,13 @@ from tacit.children.commands import agent_available
 from tacit.children.env import process_env, spawn_detached
 from tacit.paths import python_argv
 from tacit.stores import history
-from tacit.stores.memory import MemoryStore, merge_duplicates
+from tacit.stores.memory import MemoryStore, consolidating_helps, merge_duplicates
 
 
 def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = None, project=None) -> dict:
     """Add an entry as ``tacit``'s actor; on overflow consolidate that scope and retry exactly once."""
     result = tacit.memory(project).add(target, text)
-    if result["success"] or not result.get("over_limit") or not tacit.cfg.auto_consolidate:
+    if result["success"] or not consolidating_helps(result) or not tacit.cfg.auto_consolidate:
         return result
     report = consolidate_target(tacit, result.get("target", target), use_agent=use_agent, project=project)
     retry = tacit.memory(project).add(target, text)  # re-read from disk: a child may have edited it
@@ -55,6 +55,7 @@ def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = No
             # the child failed (killed, crashed, non-zero): fall back, lose nothing
             report["merge"] = merge_duplicates(tacit.memory(project), target)
             report["mode"] = "agent-failed+deterministic"
+            report["child_failed"] = _why_failed(record)
     else:
         report["mode"] = "deterministic"
         report["merge"] = merge_duplicates(tacit.memory(project), target)
@@ -62,6 +63,20 @@ def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = No
     report.update(after=after["text"], fits=after["current"] <= after["limit"],
                   summary=f"{target}: {before['text']} → {after['text']}")
     return report
+
+
+def _why_failed(record: dict) -> str:
+    """What went wrong with a consolidation child, in a few words (logs/children.jsonl has the rest)."""
+    if record.get("killed"):
+        return f"stopped after {record.get('timeout')} s, its child_timeout_seconds"
+    if record.get("restored"):
+        return "what it wrote was put back: " + "; ".join(map(str, record["restored"]))[:300]
+    if record.get("error"):
+        return str(record["error"])[:300]
+    tail = str(record.get("stderr_tail") or "").strip().splitlines()
+    if record.get("exit") not in (None, 0):
+        return f"it exited {record['exit']}" + (f": {tail[-1][:200]}" if tail else "")
+    return "see logs/children.jsonl"
 
 
 NEAR_LIMIT = 0.8  # /memory-consolidate works on a scope this full (or fuller), unless forced

@@ -20,7 +20,19 @@ def clip(text, limit: int) -> str:
 
 def printable(text: str) -> str:
     """``text`` without terminal escape sequences and control characters (``\\t``, ``\\n`` and tacit's
-    own bold kept)."""
+    own bold kept), its hidden characters shown (``<U+202E>``)."""
+    if not text.isascii():
+        text = hidden_shown(text)
     if text.isprintable() or _TERMINAL.search(text) is None:
         return text
     return _TERMINAL.sub(lambda m: m.group() if m.group() in _OWN else "", text)
+
+
+def hidden_shown(text: str) -> str:
+    """Each character that hides or reorders text (a bidi override, a zero-width space: what the
+    scanner refuses) as ``<U+XXXX>``, so the person sees what an entry holds; visible writing (a ZWJ
+    in an emoji) is kept. Shown raw, a U+202E printed an entry's words in reverse."""
+    from tacit.safety.invisible import INVISIBLE, legitimate  # only for text that is not ASCII
+
+    return INVISIBLE.sub(lambda m: m.group() if legitimate(text, m.start(), m.end())
+                         else "".join(f"<U+{ord(c):04X}>" for c in m.group()), text)

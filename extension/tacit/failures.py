@@ -26,6 +26,10 @@ STORAGE = {
     errno.EROFS: ("the file system is read-only", "tacit needs its data folder writable"),
     errno.ENOSPC: ("no space left on the device", "free some space; nothing was changed"),
     errno.EDQUOT: ("the disk quota is exceeded", "free some space; nothing was changed"),
+    errno.EFBIG: ("a file-size limit (ulimit -f) stopped the write",
+                  "raise the limit; nothing was changed"),
+    errno.EISDIR: ("a folder stands where a file should be", "move that folder away; nothing was changed"),
+    errno.ENOTDIR: ("a file stands where a folder should be", "move that file away; nothing was changed"),
     errno.EIO: ("an input/output error", "the disk may be failing"),
 }
 
@@ -42,6 +46,9 @@ def describe_failure(exc: BaseException) -> tuple[str, str]:
         return f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", "storage"
     if isinstance(exc, InputError):
         return str(exc), "usage"
+    if isinstance(exc, UnicodeEncodeError) and "surrogates" in str(exc.reason):  # argv bytes not UTF-8
+        return ("the text given is not valid UTF-8 (it holds a byte such as \\xff that is no character); "
+                "give it as UTF-8 text"), "usage"
     if isinstance(exc, RecursionError):  # JSON nested past Python's limit: `tacit memory batch -`
         return "the input is nested too deeply to read", "usage"
     if isinstance(exc, OverflowError):  # `tacit memory undo 99999999999999999999`: no such id can exist

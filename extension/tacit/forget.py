@@ -16,6 +16,9 @@ from tacit.stores.memory import MemoryStore
 MAX_CHARS = 300  # a forget request is a phrase, not a document
 ENTRY_ID = re.compile(r"^(user|global|project|team):(\d{1,4})$")
 MAX_LISTED = 8
+_NOTHING_TO_MATCH = ("nothing to match in {text!r}: it has no word to match on, only common ones ('the', 'use' …) "
+                     "or none; say what the entry says (tacit forget \"we use pnpm\") or forget one by its id "
+                     "(tacit memory show, then tacit forget project:2)")
 
 
 def _scan(store: MemoryStore, text: str) -> tuple[list[dict], list[dict]]:
@@ -42,6 +45,11 @@ def forget(tacit: Tacit, text: str, *, project=None) -> dict:
     if not isinstance(text, str) or not text.strip():
         return {"success": False, "error": "say what to forget: tacit forget \"we use pnpm\""}
     text = " ".join(text.split())[:MAX_CHARS]
+    if not text.isascii() and re.search("[\ud800-\udfff]", text):  # bytes of a command line that were not UTF-8
+        return {"success": False, "error": "the text to forget is not valid UTF-8 (a byte such as "
+                                           "\\xff that is no character); nothing was changed"}
+    if not ENTRY_ID.match(text) and not tombstones.strong_words(tombstones.key_words(text)):  # no tombstone either
+        return {"success": False, "text": text, "error": _NOTHING_TO_MATCH.format(text=text)}
     store = tacit.memory(project)
     clear, _partial = _scan(store, text)
     if ENTRY_ID.match(text) and not clear:

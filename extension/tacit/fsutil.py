@@ -6,6 +6,7 @@ Design notes: docs/design/core.md#tacitfsutil
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import glob
 import json
@@ -44,8 +45,8 @@ def ensure_private_dir(path) -> None:
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:  # a concurrent creator, or a file in the way
-        if not os.path.isdir(path):
-            raise
+        if not os.path.isdir(path):  # said as what it is: "File exists" reads as nothing wrong
+            raise NotADirectoryError(errno.ENOTDIR, "a file stands where a folder should be", path) from None
 
 
 def append_private_line(path, line: str, *, rotate_at: int = 0) -> None:
@@ -64,12 +65,17 @@ def append_private_line(path, line: str, *, rotate_at: int = 0) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write ``data`` to ``path`` atomically. An OSError names ``path`` (or its folder, when no file
+    can be made there), never the hidden temp file the person has never seen."""
     path = Path(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except FileNotFoundError:  # first write into this folder
-        ensure_private_dir(path.parent)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        except FileNotFoundError:  # first write into this folder
+            ensure_private_dir(path.parent)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _naming(exc, path.parent) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -78,11 +84,20 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
         if mode != 0o600:  # mkstemp creates the file 0600 already
             os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         unlink_quietly(tmp)
+        if isinstance(exc, OSError):
+            raise _naming(exc, path) from exc
         raise
     _fsync_dir(path.parent)
     sweep_stale_temps(path)
+
+
+def _naming(exc: OSError, where: Path) -> OSError:
+    """``exc`` (same class and errno) naming ``where``: a full disk's write names no file at all."""
+    if exc.errno is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno), str(where))
 
 
 def free_name(base, sep: str = ".", first: int = 1):

@@ -51,3 +51,13 @@ def problem(cfg, folder) -> str | None:
         return None
     return (f"{folder} leads outside the data folder (to {real}), and tacit did not make that link; tacit will "
             "not write memory through it (move the link away)")
+
+
+def file_problem(path) -> str | None:
+    """Why a memory file must not be rewritten (None: it may): a link. Replaced by the new file, the
+    link was gone without a word (a dotfiles copy no longer updated); written through, memory would
+    land wherever it points."""
+    if not os.path.islink(path):
+        return None
+    return (f"{path} is a link (to {os.path.realpath(path)}); tacit will not replace it with a file or write "
+            "through it, so nothing was changed (put the file itself there instead of the link)")

@@ -37,6 +37,8 @@ def memory_consolidate(tacit: Tacit, *, use_agent: bool | None = None, project=N
         merged = report.get("merge", {}).get("merged")
         how = report["mode"] + (f", {merged} merged" if merged else "")
         lines.append(f"- {report['target']}: {report['before']} → {report['after']} ({how})")
+        if report.get("child_failed"):
+            lines.append(f"  the background agent failed ({report['child_failed']}): duplicates were merged instead")
         if not report.get("fits", True):
             lines.append("  still over the limit: remove or shorten entries with `tacit memory`")
         if report.get("merge", {}).get("error"):  # refused (a file tacit will not rewrite): said, not hidden

@@ -65,3 +65,31 @@ def test_stdin_that_is_not_utf8_is_refused_not_mangled(cfg, tacit_env):
     scan = subprocess.run([sys.executable, "-m", "tacit", "scan", "--json"], env=tacit_env, capture_output=True,
                           input=b"caf\xe9", timeout=60)
     assert json.loads(scan.stdout)["success"] is True  # a scan still reads what it can
+
+
+def test_a_move_out_of_a_file_tacit_will_not_rewrite_copies_nothing(cfg, tacit_env):
+    """The move copied the entry to the user profile, then could not remove it from a global
+    MEMORY.md that is not UTF-8: the entry was in both, and the command failed."""
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    raw = b"Use pnpm.\n\xc2\xa7\nDeploys go through CI \xff.\n"
+    cfg.memory_file.write_bytes(raw)
+    rc, out = tacit(tacit_env, "memory", "move", "Use pnpm", "--to", "user")
+    assert rc == 1 and out["success"] is False, out
+    assert out["error"].startswith("not moved:") and "not valid UTF-8" in out["error"], out
+    assert cfg.memory_file.read_bytes() == raw
+    assert tacit(tacit_env, "memory", "show", "--scope", "user")[1]["entries"] == []
+    assert tacit(tacit_env, "memory", "log")[1]["changes"] == []
+
+
+def test_endless_input_is_refused_not_read_until_memory_runs_out(cfg, tacit_env):
+    """`tacit memory add - < /dev/zero` and `tacit memory batch /dev/zero` read until the process ran
+    out of memory ("internal error: MemoryError", or the machine's memory gone)."""
+    tacit(tacit_env, "memory", "add", "--scope", "global", "Use pnpm, not npm.")
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--scope", "global", "-", "--json"],
+                              env=tacit_env, stdin=zero, capture_output=True, text=True, timeout=60)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and "stdin holds more than 32 MiB" in out["error"], out
+    rc, out = tacit(tacit_env, "memory", "batch", "/dev/zero")
+    assert rc == 1 and "/dev/zero is not a regular file" in out["error"], out
+    assert cfg.memory_file.read_text() == "Use pnpm, not npm."

@@ -28,3 +28,18 @@ def test_an_edit_longer_than_the_memory_file_is_refused(cfg, tacit_env):
     assert proc.returncode == 1 and out["success"] is False and "100,000 characters" in out["error"], out
     items = json.loads(subprocess.run(args, env=tacit_env, capture_output=True, text=True, timeout=60).stdout)["items"]
     assert [i["content"] for i in items] == [NOTE]
+
+
+def test_an_edit_with_a_control_character_is_refused_at_the_edit(cfg, tacit_env):
+    """`tacit review --edit 1 $'Prefers \\x1b[2J short answers'` answered "Review: edited 1.": a note no
+    memory file takes (an entry may hold no control character), refused only when it was kept."""
+    with Ledger(cfg) as led, led.write() as conn:
+        importance.capture(conn, cfg, Assessment("capture", category="preference", importance=0.95, content=NOTE,
+                                                 phrased=True), session_id="s1", now=time.time())
+    args = [sys.executable, "-m", "tacit", "review", "--json"]
+    proc = subprocess.run([*args, "--edit", "1", "Prefers \x1b[2J short answers"], env=tacit_env,
+                          capture_output=True, text=True, timeout=60)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and "control character (U+001B)" in out["error"], out
+    items = json.loads(subprocess.run(args, env=tacit_env, capture_output=True, text=True, timeout=60).stdout)["items"]
+    assert [i["content"] for i in items] == [NOTE]

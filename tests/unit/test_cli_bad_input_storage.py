@@ -66,3 +66,114 @@ def test_doctor_names_a_file_where_a_folder_should_be(cfg, tacit_env):
         rc, report = tacit(tacit_env, "doctor")
         assert rc == 1 and any(str(path) in p and "not a folder" in p for p in report["problems"]), report["problems"]
         path.unlink()
+
+
+_HOLD_WRITE = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN EXCLUSIVE")
+print("held", flush=True)
+sys.stdin.read()  # until the test closes stdin
+conn.execute("ROLLBACK")
+"""
+
+
+def test_undo_when_the_history_cannot_be_written_changes_nothing_and_says_so(cfg, tacit_env):
+    """The undo was made in the file, the history could not record it, and the answer was "nothing to
+    undo: what #1 did is no longer there" (exit 1): an undo no one could redo, reported as not done."""
+    rc, added = tacit(tacit_env, "memory", "add", "--scope", "global", "Deploys go through CI.")
+    assert rc == 0, added
+    before = cfg.memory_file.read_bytes()
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_WRITE, str(cfg.ledger_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        rc, out = tacit(tacit_env, "memory", "undo", str(added["change_id"]))
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert rc == 1 and out["success"] is False, out
+    assert "history cannot be written" in out["error"] and "nothing was changed" in out["error"], out
+    assert cfg.memory_file.read_bytes() == before, "the entry stays while its undo cannot be recorded"
+    rc, out = tacit(tacit_env, "memory", "undo", str(added["change_id"]))  # once it can: undone, recorded
+    assert rc == 0 and out["change_id"] and "Deploys go through CI." not in cfg.memory_file.read_text(), out
+
+
+def _no_room():  # every write that grows a file fails (EFBIG), as on a full disk
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+def test_a_write_that_fails_names_the_file_not_a_hidden_temp_file(cfg, tacit_env, tmp_path):
+    """A full disk (here a file-size limit of 0) answered "File too large", naming nothing, and a
+    failed skill create left an empty folder `skill list` then called unusable."""
+    rc, _ = tacit(tacit_env, "memory", "add", "--scope", "global", "Use pnpm.")
+    assert rc == 0
+    before = cfg.memory_file.read_bytes()
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nx\n\n## Procedure\n1. y\n")
+    runs = {"add": ["memory", "add", "--scope", "global", "Deploys go through CI."],
+            "skill": ["skill", "create", "--scope", "global", "--name", "release", "--description", "d",
+                      "--body-file", str(body)]}
+    for what, args in runs.items():
+        proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=tacit_env, capture_output=True,
+                              text=True, timeout=60, preexec_fn=_no_room)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        out = json.loads(proc.stdout)
+        assert proc.returncode == 1 and out["error_kind"] == "storage", out
+        assert "file-size limit" in out["error"] and ".tmp" not in out["error"], out
+        wanted = cfg.memory_file if what == "add" else cfg.skills_dir / "release" / "SKILL.md"
+        assert str(wanted) in out["error"], out
+    assert cfg.memory_file.read_bytes() == before
+    assert not (cfg.skills_dir / "release").exists(), "a failed create leaves no folder behind"
+    rc, listed = tacit(tacit_env, "skill", "list", "--scope", "global")
+    assert rc == 0 and listed["problems"] == [], listed
+
+
+def test_a_file_where_the_skills_folder_should_be_is_said_so(cfg, tacit_env, tmp_path):
+    """It answered "File exists (…/skills)": true, and no help."""
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    cfg.skills_dir.write_text("a file where a folder should be")
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nx\n\n## Procedure\n1. y\n")
+    rc, out = tacit(tacit_env, "skill", "create", "--scope", "global", "--name", "release", "--description", "d",
+                    "--body-file", str(body))
+    assert rc == 1 and out["success"] is False, out
+    assert "a file stands where a folder should be" in out["error"] and str(cfg.skills_dir) in out["error"], out
+    assert cfg.skills_dir.read_text() == "a file where a folder should be"
+
+
+def test_a_skill_write_or_move_the_history_cannot_record_says_so(cfg, tacit_env, tmp_path):
+    """With the ledger unwritable a skill create and a memory move succeeded with "change_id": null and
+    no word that `tacit memory undo` could not revert them (a memory add said so)."""
+    assert tacit(tacit_env, "memory", "add", "--scope", "global", "Use pnpm.")[0] == 0
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nx\n\n## Procedure\n1. y\n")
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_WRITE, str(cfg.ledger_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        created = tacit(tacit_env, "skill", "create", "--scope", "global", "--name", "release", "--description",
+                        "d", "--body-file", str(body))
+        moved = tacit(tacit_env, "memory", "move", "pnpm", "--to", "user")
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    for rc, out in (created, moved):
+        assert rc == 0 and out["success"] is True and "cannot revert it" in out["unrecorded"], out
+    assert (cfg.skills_dir / "release" / "SKILL.md").is_file() and cfg.user_file.read_text() == "Use pnpm."
+
+
+def test_a_folder_where_a_memory_file_should_be_is_said_so(cfg, tacit_env):
+    """It answered "Is a directory (…/MEMORY.md)": the system's words, and no help."""
+    cfg.memory_file.mkdir(parents=True)
+    for args in (("memory", "add", "--scope", "global", "Use pnpm."), ("memory", "show", "--scope", "global"),
+                 ("forget", "pnpm rules")):
+        rc, out = tacit(tacit_env, *args)
+        assert rc == 1 and out["error_kind"] == "storage", out
+        assert out["error"] == (f"storage problem for {cfg.memory_file}: a folder stands where a file should be; "
+                                "move that folder away; nothing was changed"), out
+    assert cfg.memory_file.is_dir() and not any(cfg.memory_file.iterdir())

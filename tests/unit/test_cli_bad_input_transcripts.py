@@ -6,6 +6,7 @@ the rest of the file is read."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -39,3 +40,13 @@ def test_learn_skips_a_line_nested_too_deep(tacit_env, tmp_path):
     rc, out = tacit(tacit_env, "learn", str(path))
     assert out.get("error_kind") != "internal", out
     assert out["totals"]["sessions"] == 1 and out["totals"]["malformed_lines"] == 1, out["totals"]
+
+
+def test_learn_of_a_device_says_what_it_is_not(tacit_env, tmp_path):
+    """`tacit learn /dev/zero` answered "no such file or folder" of a path that exists."""
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    for path, why in (("/dev/zero", "not a regular file or folder"), (str(fifo), "not a regular file or folder"),
+                      (str(tmp_path / "missing.jsonl"), "no such file or folder")):
+        rc, out = tacit(tacit_env, "learn", path)
+        assert rc == 1 and out["success"] is False and out["files"] == [{"path": path, "error": why}], out

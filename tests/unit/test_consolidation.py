@@ -165,3 +165,41 @@ def test_consolidate_with_nothing_near_its_limit_says_so_and_starts_no_child(cfg
     full = with_child.with_settings(memory_char_limit=25)  # now 84% full
     memory_consolidate(you_of(full))
     assert marker.exists()
+
+
+def test_an_entry_longer_than_the_whole_limit_consolidates_nothing(cfg, tacit_env, tmp_path):
+    """`tacit memory add` of an entry longer than the whole limit started a consolidation child that
+    rewrote memory at 4% of its limit (merging entries), then refused the entry anyway: no
+    consolidation could have made room for it."""
+    marker = tmp_path / "child-ran"
+    child = tmp_path / "child.py"
+    child.write_text(f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')\n")
+    (cfg.state_dir / "config.toml").write_text(f'child_command = "{sys.executable} {child}"\n')
+    store = MemoryStore(cfg)
+    for entry in ("The project uses pnpm", "the project uses pnpm.", "Deploys on Tuesdays"):
+        store.add("memory", entry)
+    before = cfg.memory_file.read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--scope", "global", "x" * 2300,
+                           "--json"], env=tacit_env, capture_output=True, text=True, timeout=60)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and "longer than the whole limit" in out["error"], out
+    assert "consolidation" not in out and not marker.exists(), "no child for an entry no room could take"
+    assert cfg.memory_file.read_bytes() == before, "the duplicates stay: nothing was merged"
+
+
+def test_a_consolidation_whose_child_fails_says_why(cfg, tacit_env, tmp_path):
+    """`tacit consolidate` with a child that crashed (or hung, or wrote garbage) said only
+    "(agent-failed+deterministic)": that it failed, never why."""
+    child = tmp_path / "child.py"
+    child.write_text("import sys; sys.stderr.write('model overloaded, try later\\n'); sys.exit(3)\n")
+    (cfg.state_dir / "config.toml").write_text(f'child_command = "{sys.executable} {child}"\n')
+    MemoryStore(cfg).add("memory", "The project uses pnpm")
+    before = cfg.memory_file.read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "tacit", "consolidate", "--force"], env=tacit_env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "the background agent failed (it exited 3: model overloaded, try later)" in proc.stdout, proc.stdout
+    out = json.loads(subprocess.run([sys.executable, "-m", "tacit", "consolidate", "--force", "--json"],
+                                    env=tacit_env, capture_output=True, text=True, timeout=60).stdout)
+    assert out["reports"][1]["child_failed"] == "it exited 3: model overloaded, try later", out
+    assert cfg.memory_file.read_bytes() == before

@@ -32,6 +32,9 @@ def tacit(env, *args, extra_env=None):
     ("deploy on tuesdays", "Deploy on Wednesdays", False),
     ("the staging URL", "Staging url: https://staging.example.com", True),
     ("", "anything", False),
+    ("a", "Prefers short answers.", False),  # no content word: matched as a substring, it hit nearly everything
+    ("never", "Use pnpm, never npm.", False),
+    ("we use", "Tests use vitest.", False),  # only generic words: it took every entry that uses anything
 ])
 def test_a_forget_matches_by_its_content_words(forgotten, text, expected):
     assert tombstones.matches(forgotten, text) is expected
@@ -167,3 +170,24 @@ def test_forget_typed_in_a_session_with_nothing_to_remove_does_not_claim_it(cfg)
     shown = " ".join(result.notices) + " ".join(i.text for i in result.context)
     assert "Nothing removed" in shown
     assert "will not be learned" not in shown and "will not learn" not in shown and "Forgot" not in shown
+
+
+def test_a_forget_of_only_common_words_removes_nothing_and_blocks_nothing(cfg, tacit_env):
+    """`tacit forget a` removed 'Prefers short answers.' (an "a" in it) and left a tombstone "a" that
+    refused every later background save holding the letter; `forget never` took every guard lesson, and
+    `forget we use` every entry that uses anything."""
+    store = MemoryStore(cfg)
+    store.add("user", "Prefers short answers.")
+    store.add("global", "Use pnpm, never npm.")
+    before = (cfg.user_file.read_bytes(), cfg.memory_file.read_bytes())
+    for text in ("a", "never", "the", "it is", "§", "we use", "the project"):
+        proc = tacit(tacit_env, "forget", text, "--json")
+        out = json.loads(proc.stdout)
+        assert proc.returncode == 1 and out["success"] is False, out
+        assert out["error"].startswith(f"nothing to match in {text!r}") and "tacit forget project:2" in out["error"], out
+    assert (cfg.user_file.read_bytes(), cfg.memory_file.read_bytes()) == before
+    with history.ledger_for(cfg) as ledger, ledger.read() as conn:
+        assert tombstones.live(conn) == [], "no tombstone of a word that is in every lesson"
+    learner = history.Actor(kind="learner", name="review")
+    saved = MemoryStore(cfg, actor=learner).add("global", "Deploys go through a staging branch.")
+    assert saved["success"], saved

@@ -106,3 +106,21 @@ def test_habits_commands(tacit_env, cfg):
     cleared = json.loads(tacit(tacit_env, "habits", "clear").stdout)
     assert cleared["success"] and cleared["events_deleted"] == 20
     assert json.loads(tacit(tacit_env, "habits", "list", "--json").stdout)["habits"] == []
+
+
+def test_a_command_that_moves_a_corrupt_ledger_aside_says_so(tacit_env, cfg):
+    """`tacit memory log` answered "No changes recorded." and nothing else: the history seemed lost,
+    with no word that it was kept aside (only `tacit doctor` knew)."""
+    assert tacit(tacit_env, "memory", "add", "--scope", "global", "Use pnpm.").returncode == 0
+    cfg.ledger_path.write_bytes(b"\x00garbage" * 500)
+    result = tacit(tacit_env, "memory", "log")
+    aside = [p for p in cfg.ledger_path.parent.iterdir() if p.name.startswith("ledger.db.corrupt-")
+             and not p.name.endswith(("-wal", "-shm"))]
+    assert result.returncode == 0 and len(aside) == 1
+    assert "the ledger was corrupt" in result.stderr and str(aside[0]) in result.stderr, result.stderr
+    again = tacit(tacit_env, "memory", "log")
+    assert "corrupt" not in again.stderr, "told once, by the command that moved it"
+    cfg.ledger_path.write_bytes(b"\x00garbage" * 500)
+    out = json.loads(tacit(tacit_env, "memory", "log", "--json").stdout)
+    assert out["success"] is True and "the ledger was corrupt" in out["ledger_moved_aside"][0], out
+    assert cfg.memory_file.read_text() == "Use pnpm."

@@ -86,7 +86,7 @@ def test_ensure_private_dir_makes_every_missing_parent_private(tmp_path: Path):
     ensure_private_dir(tmp_path / "a" / "d")
     assert mode_of(tmp_path / "a") == 0o755 and mode_of(tmp_path / "a" / "d") == 0o700
     (tmp_path / "file").write_text("x")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(NotADirectoryError, match="a file stands where a folder should be"):
         ensure_private_dir(tmp_path / "file")
 
 

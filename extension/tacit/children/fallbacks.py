@@ -10,7 +10,7 @@ import re
 
 from tacit.app import Actor, Tacit
 from tacit.detect.analysis import analyse
-from tacit.stores.memory import merge_duplicates
+from tacit.stores.memory import consolidating_helps, merge_duplicates
 
 # "in this repo", "for this project", "here in the codebase": a convention of this project
 _THIS_PROJECT = re.compile(r"\b(?:this|the|our)\s+(?:repo|repository|project|codebase|code\s*base|monorepo)\b"
@@ -85,7 +85,7 @@ def _add(tacit: Tacit, store, scope: str, rule: str) -> dict:
     """``store.add``; when the file is full, its duplicates merged first and the add tried once more
     (the deterministic consolidation ``tacit.consolidation.add_entry`` does without an agent)."""
     result = store.add(scope, rule)
-    if result["success"] or not result.get("over_limit") or not tacit.cfg.auto_consolidate:
+    if result["success"] or not consolidating_helps(result) or not tacit.cfg.auto_consolidate:
         return result
     if merge_duplicates(store, result.get("target", scope)).get("merged"):
         result = store.add(scope, rule)

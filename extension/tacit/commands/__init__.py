@@ -30,6 +30,9 @@ def project_folder(args, cfg) -> str:
 def emit(obj, text=None) -> None:
     """Print the result: one JSON object with ``--json`` (or no ``text``), else ``text`` for a person."""
     if JSON_OUTPUT["on"] or text is None:
+        told = moved_aside_told()
+        if told and isinstance(obj, dict):
+            obj = {**obj, "ledger_moved_aside": told}
         sys.stdout.write(one_line_json(obj) + "\n")
         sys.stdout.flush()
         return
@@ -38,6 +41,18 @@ def emit(obj, text=None) -> None:
     stream = sys.stderr if failed else sys.stdout  # a refusal is an error message, for a person
     stream.write(out if out.endswith("\n") else out + "\n")
     stream.flush()
+
+
+def moved_aside_told() -> list[str]:
+    """A sentence for each corrupt ledger this command moved aside, told once: its history seemed
+    gone ("No changes recorded.") with no word of why."""
+    ledger = sys.modules.get("tacit.stores.ledger")  # not imported: nothing was moved aside
+    if ledger is None or not ledger.MOVED_ASIDE:
+        return []
+    told = [f"the ledger was corrupt: tacit moved it aside to {path} (what it held is kept there) and "
+            "started a fresh one, so the history starts again here (tacit doctor)" for path in ledger.MOVED_ASIDE]
+    ledger.MOVED_ASIDE.clear()
+    return told
 
 
 def one_line_json(obj) -> str:
@@ -115,10 +130,21 @@ def positive(kind=int):
     return count
 
 
+MAX_INPUT_BYTES = 32 * 1024 * 1024  # read from stdin or a file argument at most: /dev/zero is refused, not read
+
+
+def read_bounded(handle, what: str) -> bytes:
+    """At most ``MAX_INPUT_BYTES`` of ``handle``; more is an InputError naming ``what``."""
+    data = handle.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"{what} holds more than {MAX_INPUT_BYTES // 2 ** 20} MiB; nothing was changed")
+    return data
+
+
 def read_text_arg(value: str, *, lenient: bool = False) -> str:
     """``-``: the text from stdin, invalid UTF-8 refused (or replaced when ``lenient``)."""
     if value == "-":
-        data = sys.stdin.buffer.read()
+        data = read_bounded(sys.stdin.buffer, "stdin")
         try:
             return data.decode("utf-8", errors="replace" if lenient else "strict")
         except UnicodeDecodeError as exc:

@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 
 from tacit.commands import (
-    command, emit, exit_code, positive, project_folder, read_text_arg, refuse, reply, say,
+    JSON_OUTPUT, command, emit, exit_code, positive, project_folder, read_bounded, read_text_arg, refuse, reply, say,
 )
-from tacit.display import clip
+from tacit.display import clip, printable
 from tacit.failures import InputError
 from tacit.scopes import NOTES
 from tacit.scopes import SCOPES as ALL_SCOPES
@@ -143,6 +144,9 @@ def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = N
     (origin, entry), = holders
     if origin == to:
         return {"success": True, "message": f"Already in {to}.", "scope": to, "entry": entry}
+    blocked = store.rewritable(origin)  # not copied where it could not then be removed from
+    if not blocked["success"]:
+        return {**blocked, "error": f"not moved: {blocked['error']}"}
     group = f"move-{time.time_ns()}"  # one change in the history: one undo puts it back
     added = store.add(to, entry, group=group)
     if not added["success"]:
@@ -150,16 +154,18 @@ def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = N
     removed = store.remove(origin, entry, group=group)
     if not removed["success"]:
         return {**removed, "error": f"copied to {to} but not removed from {origin}: {removed['error']}"}
-    return {"success": True, "message": f"Moved from {origin} to {to}.", "from": origin, "to": to,
-            "entry": entry, **({"change_id": removed["change_id"]} if "change_id" in removed else {})}
+    return {"success": True, "message": f"Moved from {origin} to {to}.", "from": origin, "to": to, "entry": entry,
+            **{key: removed[key] for key in ("change_id", "unrecorded") if key in removed}}
 
 
 def _batch(args, cfg) -> int:
     if args.file == "-":
         text = read_text_arg("-")
     else:
+        if os.path.exists(args.file) and not os.path.isfile(args.file):  # a folder, /dev/zero, a fifo
+            raise InputError(f"{args.file} is not a regular file; nothing was changed")
         with open(args.file, "rb") as handle:
-            data = handle.read()
+            data = read_bounded(handle, args.file)
         try:  # refused, as on stdin: what is kept is what was sent
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -193,6 +199,8 @@ def _snapshot(args, cfg) -> int:
     snapshot = store.snapshot()
     emit({"success": True, "snapshot": snapshot, "left_out": store.left_out},
          text=snapshot or "(nothing: every memory is empty)")
+    if not JSON_OUTPUT["on"]:  # what the agent is not given is said too (stdout stays the context itself)
+        sys.stderr.write("".join(f"tacit: {printable(note)}\n" for note in store.left_out))
     return 0
 
 
@@ -203,6 +211,7 @@ def _log(args, cfg) -> int:
         since = parse_since(args.since)
     except ValueError as exc:
         return refuse(str(exc), 2)
+    _store(args, cfg).notice_edits()  # a file emptied by hand is in the history (and undoable) when looked for
     found = [c.as_dict() for c in args.tacit.changes(since=since, limit=args.limit)]
     here = project_of(args)
     emit({"success": True, "changes": found},

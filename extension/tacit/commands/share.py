@@ -19,7 +19,8 @@ from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_format import parse_skill
 from tacit.stores.skill_scopes import ScopedSkills
 
-GITIGNORE = "# tacit's lock and temporary files\n*.lock\n.*.tmp\n"
+GITIGNORE = ("# tacit's lock and temporary files, and the copies it keeps of a file it would not rewrite\n"
+             "*.lock\n.*.tmp\n*.bak.*\n")
 README = ("# Team memory (tacit)\n\nMEMORY.md holds this repository's shared notes, one entry per block, "
           "entries separated by a line holding only `§`; skills/<name>/SKILL.md its shared procedures.\n"
           "tacit shows them to every agent session in this repository (Claude Code, Codex, Hermes, pi).\n"

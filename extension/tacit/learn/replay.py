@@ -59,7 +59,7 @@ class FileStats:
 # Finding and recognising files
 def expand_paths(paths: Iterable[str]) -> tuple[list[Path], list[dict]]:
     """Files to replay (folders searched recursively for ``*.jsonl``, sorted),
-    and a problem entry for each path that does not exist."""
+    and a problem entry for each path that is neither."""
     files: list[Path] = []
     problems: list[dict] = []
     for raw in paths:
@@ -68,8 +68,9 @@ def expand_paths(paths: Iterable[str]) -> tuple[list[Path], list[dict]]:
             files.extend(sorted(p for p in path.rglob("*.jsonl") if p.is_file()))
         elif path.is_file():
             files.append(path)
-        else:
-            problems.append({"path": str(raw), "error": "no such file or folder"})
+        else:  # /dev/zero, a fifo: read as a transcript it would never end
+            problems.append({"path": str(raw), "error": "not a regular file or folder" if os.path.lexists(path)
+                             else "no such file or folder"})
     unique: dict = {}  # the first path to each real file
     for f in files:
         unique.setdefault(os.path.realpath(f), f)

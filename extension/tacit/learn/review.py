@@ -13,6 +13,7 @@ from tacit.safety.scanner import first_finding
 from tacit.stores import candidates
 from tacit.stores import captures as capture_store
 from tacit.stores.candidates import Candidate
+from tacit.stores.entries import control_problem
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import LIMIT_SETTINGS, MemoryStore
 
@@ -185,6 +186,8 @@ def _validate(conn, keep, drop, edits, cfg) -> tuple[dict, list[str]]:
     for ref, text in edits:
         if not text:
             errors.append(f"the new text for {ref!r} is empty")
+        elif problem := control_problem(text):  # refused again when it is kept, in the background
+            errors.append(f"the new text for {ref!r}: {problem}")
         elif (finding := first_finding(text)) is not None:
             errors.append(f"the new text for {ref!r} was refused by the scanner: {finding.reason}")
         elif ref in resolved and len(text) > (limit := _limit(cfg, resolved[ref].target)):  # it could never be kept

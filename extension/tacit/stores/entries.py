@@ -68,6 +68,7 @@ class FileCheck:
     entries: list[str]  # [] when the bytes are not UTF-8
     problem: str | None = None  # NOT_UTF8, NOT_ENTRIES (not a clean §-separated list) or ENTRY_TOO_BIG
     biggest: int = 0  # the longest entry, in chars
+    where: str = ""  # NOT_ENTRIES: the first line a rewrite would change ("line 3: '§ '")
 
 
 def check_file(data: bytes, limit: int | None = None) -> FileCheck:
@@ -80,17 +81,27 @@ def check_file(data: bytes, limit: int | None = None) -> FileCheck:
     entries = parse_entries(raw)
     biggest = max((len(e) for e in entries), default=0)
     if raw.strip() and join_entries(entries) != normal_lines(raw).strip():
-        return FileCheck(entries, NOT_ENTRIES, biggest)
+        return FileCheck(entries, NOT_ENTRIES, biggest, _first_change(normal_lines(raw), join_entries(entries)))
     if limit is not None and biggest > limit:
         return FileCheck(entries, ENTRY_TOO_BIG, biggest)
     return FileCheck(entries, None, biggest)
+
+
+def _first_change(text: str, clean: str) -> str:
+    """Where rewriting ``text`` as ``clean`` first changes it: its line, shown with its white space."""
+    lead = len(text) - len(text.lstrip())
+    body = text[lead:]
+    at = next((i for i, (a, b) in enumerate(zip(body, clean)) if a != b), min(len(body), len(clean)))
+    number = text.count("\n", 0, lead + at) + 1 + (at >= len(clean) and body[at:at + 1] == "\n")  # text left over
+    line = text.split("\n")[number - 1]
+    return f"line {number}: {line[:60]!r}"
 
 
 def unsafe_to_rewrite(path, check: FileCheck) -> str | None:
     """What ``tacit doctor`` and the page say of a file ``check`` found a problem in (None: no problem)."""
     if not check.problem:
         return None
-    why = {NOT_UTF8: "is not valid UTF-8", NOT_ENTRIES: "is not a clean list of §-separated entries",
+    why = {NOT_UTF8: "is not valid UTF-8", NOT_ENTRIES: f"is not a clean list of §-separated entries ({check.where})",
            ENTRY_TOO_BIG: f"has one entry ({check.biggest:,} chars) larger than the whole limit"}[check.problem]
     return f"{path} {why}: tacit will not rewrite it (fix it by hand)"
 
@@ -106,6 +117,19 @@ def separator_problem(entry: str) -> str | None:
         return ("Entry contains '§' on a line of its own; that line is the separator between memory entries "
                 "and would split this entry in two. Put the '§' inside a sentence or remove that line.")
     return None
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # \t and \n are writing; CR and the rest are made LF
+
+
+def control_problem(entry: str, what: str = "Entry", keep: str = "") -> str | None:
+    """Why ``entry`` cannot be stored: a control character but those in ``keep`` (a NUL makes the file
+    binary to grep and git, an ESC sequence drives the terminal of whoever cats it), or None."""
+    found = next((m for m in _CONTROL.finditer(entry) if m.group() not in keep), None)
+    if found is None:
+        return None
+    return (f"{what} holds a control character (U+{ord(found.group()):04X}) that does not show in the file but "
+            "a terminal or a tool acts on; remove it.")
 
 
 def usage_text(current: int, limit: int) -> str:
@@ -157,3 +181,60 @@ def fit(entries: list[str], limit: int) -> Fit:
             rest = entries[number:]
             return Fit(entries[:number], len(rest), sum(map(len, rest)))
     return Fit(entries)
+
+
+# --- the deterministic merge (no agent): duplicates, and entries whose words another's include ---
+_WORD = re.compile(r"[\w./-]+", re.UNICODE)
+# past this many entries only exact duplicates merge: each pair's containment check made a hand-grown file
+# of 35,000 entries hang `tacit memory add` for hours; a file near its limit holds far fewer
+CONTAINMENT_MAX_ENTRIES = 2000
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!;,: ")
+
+
+def _words(text: str) -> set[str]:
+    return {w.strip(".,;:") for w in _WORD.findall(text.casefold())} - {""}
+
+
+def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
+    """Pure: (kept entries in order, merges made); each group's first place, its fullest text."""
+    if len(entries) > CONTAINMENT_MAX_ENTRIES:
+        return _plan_duplicates(entries)
+    kept: list[str] = []
+    seen: list[tuple[str, set[str]]] = []  # each kept entry's (normal form, words), read once
+    merges: list[dict] = []
+    for entry in entries:
+        norm, words = _normal(entry), _words(entry)
+        for i, (ex_norm, ex_words) in enumerate(seen):
+            same = norm == ex_norm
+            contained = bool(words) and (words <= ex_words or ex_words <= words) and min(
+                len(words), len(ex_words)) >= 3
+            if same or contained:
+                # the entry whose words include the other's carries more
+                existing = kept[i]
+                winner = entry if (not same and words > ex_words) else existing
+                merges.append({"kept": winner, "dropped": entry if winner == existing else existing,
+                               "why": "duplicate" if same else "contained"})
+                kept[i] = winner
+                if winner is entry:
+                    seen[i] = (norm, words)
+                break
+        else:
+            kept.append(entry)
+            seen.append((norm, words))
+    return kept, merges
+
+
+def _plan_duplicates(entries: list[str]) -> tuple[list[str], list[dict]]:
+    """``plan_merge`` of exact duplicates only (modulo case, space and end punctuation), in one pass."""
+    first: dict[str, str] = {}
+    merges = []
+    for entry in entries:
+        norm = _normal(entry)
+        if norm in first:
+            merges.append({"kept": first[norm], "dropped": entry, "why": "duplicate"})
+        else:
+            first[norm] = entry
+    return list(first.values()), merges

@@ -168,6 +168,10 @@ class Change:
                 "undone_by": self.undone_by, "group": self.group}
 
 
+# what a write says when it was made but history.record could not reach the ledger (logged)
+UNRECORDED = "not in the history: the ledger could not be used (tacit doctor), so tacit memory undo cannot revert it"
+
+
 def record(cfg, *, action: str, scope: str, target: str, before, after, project: str = "",
            actor: Actor | None = None, group: str = "", at: float | None = None) -> int | None:
     """Append one change; its id, or None (logged) when the ledger could not be written."""

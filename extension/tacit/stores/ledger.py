@@ -26,6 +26,8 @@ CACHE_KIB = 512  # SQLite page cache per connection (the service holds one per t
 QUEUE_WAIT = 600.0
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+# the corrupt ledgers this process moved aside, for the command that did it to tell (tacit.commands)
+MOVED_ASIDE: list[str] = []
 # ledger_meta keys of a ledger made after a corrupt one was moved aside (``Ledger._carry_numbering``):
 # the tables whose ids people are told (`tacit memory undo N`, `tacit guard remove N`) go on after them
 CARRIED = {"history": "history.after", "guards": "guards.after"}
@@ -203,6 +205,7 @@ class Ledger:
                 with suppress(FileNotFoundError):
                     os.replace(self.path + suffix, aside + suffix)
             self.recovered.append(aside)
+            MOVED_ASIDE.append(aside)
         self._log("error", f"{self.path} was corrupt ({exc}); moved aside to {aside} "
                            f"and started a fresh ledger")
 
@@ -226,6 +229,14 @@ class Ledger:
         one is already open on this connection); commits on success, rolls back on error. Locked too
         long or corrupt -> ``LedgerUnavailable`` (a corrupt file is recovered)."""
         return _Transaction(self, immediate=True)
+
+    def probe_write(self) -> None:
+        """Write and take back one row: ``LedgerUnavailable`` when the file cannot take a change now
+        (read-only, locked too long, a full disk). An empty transaction would not tell: SQLite
+        refuses a read-only file only when a page is written."""
+        with self.write() as conn:
+            self.meta_set(conn, "write-probe", time.time())
+            conn.execute("DELETE FROM ledger_meta WHERE key = 'write-probe'")
 
     def read(self) -> "_Transaction":
         """``with ledger.read() as conn:`` — a consistent snapshot (deferred)."""

@@ -9,7 +9,6 @@ import contextlib
 import dataclasses
 import functools
 import json
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +25,11 @@ from tacit.safety.scanner import describe, scan
 from tacit.scopes import MEMORY, SCOPES  # user, global, project, team; MEMORY: the project's when there is one
 from tacit.stores import history, tombstones
 from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
-    ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
+    ENTRY_DELIMITER, control_problem, join_entries, normalise_entry, parse_entries, removed, replaced,
+    separator_problem, usage_text,
 )
 from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit, read_head, too_long
+from tacit.stores.entries import plan_merge  # noqa: F401 — the deterministic merge, imported from here too
 from tacit.stores.shared_text import shared
 
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
@@ -211,7 +212,7 @@ class MemoryStore:
     def _check_content(self, target: str, content: str) -> str | None:
         if not content:
             return "Content cannot be empty."
-        problem = separator_problem(content)
+        problem = separator_problem(content) or control_problem(content)
         if problem:
             return problem
         if len(content) > self.limit_for(target):
@@ -234,7 +235,7 @@ class MemoryStore:
         check = check_file(data, self.limit_for(target))
         if check.problem == NOT_UTF8 or (roundtrip_guard and check.problem):
             why = {NOT_UTF8: "the file is not valid UTF-8",
-                   NOT_ENTRIES: "the file does not round-trip as §-separated entries",
+                   NOT_ENTRIES: f"the file does not round-trip as §-separated entries ({check.where})",
                    ENTRY_TOO_BIG: f"one entry ({check.biggest:,} chars) is larger than the whole limit",
                    }[check.problem]
             backup = keep_copy(path, data)  # 0600; one copy per content, not per refusal
@@ -252,6 +253,8 @@ class MemoryStore:
         path = self.path_for(target)
         if target != "team" and (moved := memory_folder.problem(self.cfg, path.parent)):
             raise _Refusal(target, moved)
+        if linked := memory_folder.file_problem(path):
+            raise _Refusal(target, linked)
         try:
             lock = lock_for(path).acquire()
         except LockTimeout:
@@ -318,6 +321,10 @@ class MemoryStore:
             if new_entries is None:
                 return self._ok(target, "Entry already exists (no duplicate added).", entries)
             total, limit = len(join_entries(new_entries)), self.limit_for(target)
+            if len(text) > limit:  # no consolidation makes room for it (consolidating_helps)
+                return self._fail(target, f"This entry is {len(text):,} chars, longer than the whole limit of "
+                                          f"{self.path_for(target).name} ({limit:,} chars); shorten it. Nothing "
+                                          "was changed.", entries, over_limit=True, too_long=True)
             if total > limit:
                 return self._fail(
                     target, f"{self.path_for(target).name} is at {len(join_entries(entries)):,}/{limit:,} chars; "
@@ -364,6 +371,15 @@ class MemoryStore:
             new_entries = removed(entries, self._match(target, entries, old_text))
             self._write(target, entries, new_entries, "remove", group)
         return self._changed(self._ok(target, "Entry removed.", new_entries))
+
+    @_refusals_are_results
+    def rewritable(self, target: str) -> dict[str, Any]:
+        """Success when ``target``'s file can be rewritten without losing text; else the refusal a
+        rewrite would get (its backup made). A move asks before it copies anything."""
+        target = self._check_target(target)
+        with self._lock(target):
+            self._load_for_write(target, roundtrip_guard=True)
+        return {"success": True, "target": target}
 
     @_refusals_are_results
     def batch(self, operations: list[Operation | dict]) -> dict[str, Any]:
@@ -458,8 +474,7 @@ class MemoryStore:
         if self.last_change is not None:
             result["change_id"] = self.last_change
         else:  # written, but history.record could not reach the ledger (logged)
-            result["unrecorded"] = ("not in the history: the ledger could not be used (tacit doctor), "
-                                    "so tacit memory undo cannot revert it")
+            result["unrecorded"] = history.UNRECORDED
         return result
 
     @_refusals_are_results
@@ -469,6 +484,12 @@ class MemoryStore:
         entries = self.entries(target)
         result = self._ok(target, f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}.", entries)
         return {**result, "entries": entries, "path": str(self.path_for(target))}
+
+
+def consolidating_helps(result: dict[str, Any]) -> bool:
+    """A refused add or replace that consolidating its file could make room for: one longer than
+    the whole limit would have the person's memory rewritten (by a paid child) for nothing."""
+    return bool(result.get("over_limit")) and not result.get("too_long")
 
 
 def remember_project(cfg, project: Project) -> None:
@@ -523,42 +544,6 @@ def _shown_header(target: str, header: str, project: Project | None) -> str:
 
 
 # the deterministic merge: what consolidation does without an agent
-_WORD = re.compile(r"[\w./-]+", re.UNICODE)
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.casefold().split()).rstrip(".!;,: ")
-
-
-def _words(text: str) -> set[str]:
-    return {w.strip(".,;:") for w in _WORD.findall(text.casefold())} - {""}
-
-
-def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
-    """Pure: (kept entries in order, merges made); each group's first place, its fullest text."""
-    kept: list[str] = []
-    merges: list[dict] = []
-    for entry in entries:
-        norm, words = _normal(entry), _words(entry)
-        merged = False
-        for i, existing in enumerate(kept):
-            ex_norm, ex_words = _normal(existing), _words(existing)
-            same = norm == ex_norm
-            contained = bool(words) and (words <= ex_words or ex_words <= words) and min(
-                len(words), len(ex_words)) >= 3
-            if same or contained:
-                # the entry whose words include the other's carries more
-                winner = entry if (not same and words > ex_words) else existing
-                merges.append({"kept": winner, "dropped": entry if winner == existing else existing,
-                               "why": "duplicate" if same else "contained"})
-                kept[i] = winner
-                merged = True
-                break
-        if not merged:
-            kept.append(entry)
-    return kept, merges
-
-
 def merge_duplicates(store: MemoryStore, target: str) -> dict:
     """Apply ``plan_merge`` to a target of ``store``: ``{"merged", "merges", "usage", "still_over"}``,
     or ``{"merged": 0, "error"}`` when the file drifted or its lock stayed busy."""

@@ -20,6 +20,7 @@ from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, fre
 from tacit.log import log_exception
 from tacit.resources import resource_dir
 from tacit.stores import history
+from tacit.stores.entries import control_problem
 from tacit.stores.skill_catalog import (
     SKILL_FILE, Catalog, Problem, build_catalog, inside_root, is_dir, jsonable, read_checked, render_index,
     scan_text,
@@ -62,6 +63,11 @@ def _never_raise(method: Callable[..., dict]) -> Callable[..., dict]:
 
 def _fail(error: str, **extra: Any) -> dict[str, Any]:
     return {"success": False, "error": error, **extra}
+
+
+def _changed(change: int | None) -> dict[str, Any]:
+    """A write's change id, or what a write the history could not record says."""
+    return {"change_id": change, **({} if change is not None else {"unrecorded": history.UNRECORDED})}
 
 
 class SkillStore:
@@ -255,7 +261,7 @@ class SkillStore:
                keep: dict[str, Any] | None = None, files_from: Path | None = None) -> dict[str, Any]:
         """A new skill ``skills/<name>/SKILL.md`` (without ``body``: the template's sections); a
         moved skill ``keep``s its frontmatter (created, version …) and its folder's other files."""
-        problem = validate_name(name) or description_problem(description)
+        problem = validate_name(name) or description_problem(description) or control_problem(description, "description")
         if problem:
             return _fail(problem)
         description = description.strip()
@@ -285,15 +291,21 @@ class SkillStore:
             if path.parent.is_dir() and _holds_skill_folders(path.parent):
                 return _fail(f"{path.parent} is a category folder holding other skills; "
                              "choose another name", name=name)
+            made = not path.parent.is_dir()
             ensure_private_dir(path.parent)
-            if files_from is not None:  # references/, scripts/ …: links copied as links, never followed
-                shutil.copytree(files_from, path.parent, symlinks=True, dirs_exist_ok=True,
-                                ignore=lambda folder, names: [SKILL_FILE] if Path(folder) == files_from else [])
-            atomic_write_text(path, text)
+            try:
+                if files_from is not None:  # references/, scripts/ …: links copied as links, never followed
+                    shutil.copytree(files_from, path.parent, symlinks=True, dirs_exist_ok=True,
+                                    ignore=lambda folder, names: [SKILL_FILE] if Path(folder) == files_from else [])
+                atomic_write_text(path, text)
+            except BaseException:
+                if made:  # a create that failed (a full disk) leaves no empty folder `skill list` calls unusable
+                    shutil.rmtree(path.parent, ignore_errors=True)
+                raise
             change = self._record("skill_create", path, None, text)
         self.refresh()
         result = {"success": True, "message": f"Created skill {name!r} at {path}.",
-                  "name": name, "path": str(path), "version": INITIAL_VERSION, "change_id": change}
+                  "name": name, "path": str(path), "version": INITIAL_VERSION, **_changed(change)}
         return _with_section_hint(result, body, name)
 
     @_never_raise
@@ -327,7 +339,8 @@ class SkillStore:
             return _fail(problem)
         if description is None and body is None:
             return _fail("nothing to change: give a new description and/or body", name=name)
-        problem = ((description is not None and description_problem(description))
+        problem = ((description is not None and (description_problem(description)
+                                                 or control_problem(description, "description")))
                    or (body is not None and _text_problem(body, "body")))
         if problem:
             return _fail(problem, name=name)
@@ -380,7 +393,7 @@ class SkillStore:
             change = self._record(f"skill_{action}", path, text, new_text)
         self.refresh()
         return {"success": True, "name": name, "path": str(path),
-                "version": jsonable(meta["version"]), **extra, "change_id": change}
+                "version": jsonable(meta["version"]), **extra, **_changed(change)}
 
     @_never_raise
     def delete(self, name: str) -> dict[str, Any]:
@@ -402,7 +415,7 @@ class SkillStore:
             os.utime(target)  # the trash's retention counts from the delete, not the last edit
             change = self._record("skill_delete", path, text, {"trash_path": str(target)})
         self.refresh()
-        return {"success": True, "name": name, "trash_path": str(target), "change_id": change,
+        return {"success": True, "name": name, "trash_path": str(target), **_changed(change),
                 "message": f"Moved skill {name!r} to {target}; move the folder back to "
                            "restore it."}
 
@@ -460,6 +473,8 @@ def _text_problem(text: Any, what: str) -> str | None:
         return f"{what} must be text"
     if "\x00" in text:
         return f"{what} contains a NUL character"
+    if problem := control_problem(text, what, keep="\r\x0b\x0c"):  # a Windows file's CR is a line end
+        return problem
     if not text.strip():
         return f"{what} is empty"
     if len(text) > MAX_SKILL_CHARS:

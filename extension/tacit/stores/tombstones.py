@@ -65,17 +65,21 @@ def _word_in(word: str, words: set[str]) -> bool:
     return any(len(w) >= MIN_STEM and (w.startswith(word) or word.startswith(w)) for w in words)
 
 
+def strong_words(keys: tuple[str, ...]) -> list[str]:
+    """The content words that say what a forget is about (not "use", "prefer", "project" …)."""
+    return [k for k in keys if not forms(k) & WEAK]
+
+
 def match_kind(forgotten: str, text: str) -> str | None:
     """How ``text`` matches ``forgotten``: ``clear`` (every content word), ``partial`` or None."""
     keys = key_words(forgotten)
-    if not keys:
-        found = bool(forgotten.strip()) and forgotten.strip().casefold() in str(text).casefold()
-        return "clear" if found else None
+    strong = strong_words(keys)
+    if not strong:  # "a", "never", "we use", "§": it matched nearly every entry (and refused every save)
+        return None
     words = set(key_words(text))
     present = [k for k in keys if _word_in(k, words)]
     if len(present) == len(keys):
         return "clear"
-    strong = [k for k in keys if not forms(k) & WEAK]
     if any(k in present for k in strong):
         return "partial"
     return None

@@ -19,7 +19,7 @@ from tacit.fsutil import atomic_write_text, lock_for, read_json_or_none, unlink_
 from tacit.hosts.hermes.settings import adapt_config
 from tacit.log import log, log_exception
 from tacit.app import Actor, Tacit
-from tacit.stores.memory import MemoryStore
+from tacit.stores.memory import MemoryStore, consolidating_helps
 
 RUNNER_MODULE = "tacit.hosts.hermes.overflow"
 OVER_LIMIT_MARK = "would exceed the limit"  # tools/memory_tool.py, MemoryStore.add
@@ -112,7 +112,7 @@ def drain(cfg, *, use_agent: bool | None = None) -> dict:
                 # the agent's own add, deferred: recorded as the agent's, in its session
                 agent = Actor(kind="agent", name="memory", session_id=str(item.get("session_id") or ""), host="hermes")
                 result = MemoryStore(cfg, actor=agent).add(target, content)
-                if not result.get("success") and result.get("over_limit") and target not in consolidated:
+                if not result.get("success") and consolidating_helps(result) and target not in consolidated:
                     consolidated.add(target)
                     learner = Actor(kind="learner", name="consolidate", session_id=agent.session_id, host=agent.host)
                     with Tacit(cfg).as_actor(learner) as tacit:
