@@ -40,15 +40,17 @@ def _written(change: history.Change, entry: str) -> bool:
 
 
 def undo(tacit: Tacit, change_id: int) -> dict:
-    """Revert one change (with the rest of its group) as ``tacit``'s actor; what was done."""
+    """Revert one change (with the rest of its group) as ``tacit``'s actor; what was done. Each row
+    is marked undone as soon as its file is, so an undo that stops half way leaves an exact history,
+    and a repeat reverts only the rows left."""
     ledger = tacit.ledger
     change = history.get(ledger, change_id)
     if change is None:
         return {"success": False, "error": f"no change #{change_id} in the history (see: tacit memory log)"}
     rows = history.group_of(ledger, change.group) if change.group else [change]
-    done = [c for c in rows if c.undone_by is not None]
-    if done:
-        first = next((c for c in done if c.id == change.id), done[0])  # the one asked about, when it is
+    left = [c for c in rows if c.undone_by is None]
+    if not left:
+        first = next((c for c in rows if c.id == change.id), rows[0])  # the one asked about, when it is
         return {"success": False, "error": f"change #{first.id} was already undone by #{first.undone_by}"
                                            f" (undo #{first.undone_by} to redo it)"}
     unwritable = _history_unwritable(ledger)
@@ -57,24 +59,41 @@ def undo(tacit: Tacit, change_id: int) -> dict:
     group = f"undo:{change_id}"
     results = []
     with history.using(ledger):
-        for row in rows:  # newest first
+        for row in left:  # newest first
             result = _undo_skill(tacit, row, group) if row.scope.startswith("skill") else _undo_memory(tacit, row, group)
+            if result["success"] and result.get("change_id") is not None:
+                result = _marked(ledger, row, result)
             if not result["success"]:
-                return {**result, "error": f"#{row.id} not undone: {result['error']}{_partly(results)}",
-                        "undone": [r["id"] for r in results]}
+                made = [r for r in results if r.get("change_id") is not None]
+                return {**result, "error": f"#{row.id} not undone: {result['error']}{_partly(results, change_id)}",
+                        "undone": [r["id"] for r in results], "change_ids": [r["change_id"] for r in made]}
             results.append(result)
-        for row, result in zip(rows, results):
-            if result.get("change_id") is not None:
-                history.mark_undone(ledger, row.id, result["change_id"])
         if change.group.startswith("forget:"):  # undoing a forget is teaching it again
             with ledger.write() as conn:
                 tombstones.lift(conn, int(change.group.split(":", 1)[1]))
+    return _undone(tacit, change, rows, left, results)
+
+
+def _marked(ledger, row: history.Change, result: dict) -> dict:
+    """``result`` once ``row`` is marked undone by it; a failure when the history would not take the mark."""
+    try:
+        history.mark_undone(ledger, row.id, result["change_id"])
+        return result
+    except LedgerUnavailable as exc:
+        return {"success": False, "error": f"its undo #{result['change_id']} was made, but the history could not "
+                                           f"mark it ({exc}; tacit doctor)"}
+
+
+def _undone(tacit: Tacit, change: history.Change, rows: list, left: list, results: list[dict]) -> dict:
+    """The answer of an undo whose every row left was reverted."""
+    change_id = change.id
     ids = [r["change_id"] for r in results if r.get("change_id") is not None]
     restored = [e for r in results for e in r.get("restored", [])]
     dropped = [e for r in results for e in r.get("dropped", [])]
     unrecorded = [r["unrecorded"] for r in results if r.get("unrecorded")]
+    earlier = [c.id for c in rows if c.undone_by is not None]
     if not ids and unrecorded:  # the files were changed, but the history could not say so
-        return {"success": True, "message": f"Undid #{change_id}.", "undone": [r.id for r in rows],
+        return {"success": True, "message": f"Undid #{change_id}.", "undone": [r.id for r in left],
                 "unrecorded": unrecorded[0], "restored": restored, "removed": dropped}
     if not ids:
         later = [c for c in tacit.changes(since=change.at, limit=500)
@@ -83,18 +102,22 @@ def undo(tacit: Tacit, change_id: int) -> dict:
         return {"success": False, "error": f"nothing to undo: what #{change_id} did is no longer there{since}",
                 "undone": []}
     message = f"Undid #{change_id}" + (f" ({len(rows)} changes of {change.group})" if len(rows) > 1 else "")
-    return {"success": True, "message": message + ".", "undone": [r.id for r in rows], "change_ids": ids,
-            "change_id": ids[0], "restored": restored, "removed": dropped}
+    if earlier:
+        message = (f"Undid #{change_id}: the rest of {change.group} ({len(left)} of {len(rows)} changes; "
+                   f"{', '.join(f'#{i}' for i in earlier)} {'was' if len(earlier) == 1 else 'were'} undone before)")
+    return {"success": True, "message": message + ".", "undone": [r.id for r in left], "change_ids": ids,
+            "change_id": ids[0], "undone_before": earlier, "restored": restored, "removed": dropped}
 
 
-def _partly(results: list[dict]) -> str:
-    """What a group's undo that stopped half way changed before it stopped (its JSON had it; its text did not)."""
+def _partly(results: list[dict], change_id: int) -> str:
+    """What a group's undo that stopped half way changed before it stopped (marked undone in the history)."""
     made = [r for r in results if r.get("change_id") is not None]
     if not made:
         return ""
     rows = ", ".join(f"#{r['id']}" for r in made)
     return (f" ({rows} of the same group {'was' if len(made) == 1 else 'were'} undone before it: "
-            f"`tacit memory undo {made[0]['change_id']}` puts that back)")
+            f"`tacit memory undo {made[0]['change_id']}` puts that back, `tacit memory undo {change_id}` "
+            "again undoes the rest)")
 
 
 def _history_unwritable(ledger) -> str | None:
