@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from tacit.stores import history
 from tacit.stores.history import Actor
@@ -70,3 +71,42 @@ def test_a_group_undo_stopped_by_a_link_marks_what_it_reverted_and_a_repeat_fini
     again = json.loads(out)
     assert code == 1 and again["error"] == f"change #{middle} was already undone by #{marks[middle]} " \
                                            f"(undo #{marks[middle]} to redo it)", again
+
+
+BODY = "## When to Use\nWhen deploying.\n\n## Procedure\n1. Build.\n2. Ship.\n\n## Pitfalls\nNone.\n\n## Verification\nLive.\n"
+
+
+def test_a_group_undo_stopped_by_a_hand_edited_skill_finishes_once_the_edit_is_gone(run, cfg):
+    """A child's run: an entry in the global notes, a skill edit, an entry in the user profile. The
+    skill edited by hand since stops the undo after the profile entry; its mark is in the history."""
+    from tacit.stores.skills import SkillStore
+
+    path = Path(SkillStore(cfg).create("deploy-app", "Deploy the web app.", BODY)["path"])
+    child = Actor(kind="child", name="review", session_id="sess-1", host="codex", group="job:job-8")
+    with history.acting(child):
+        assert MemoryStore(cfg, actor=child).add("global", "Use pnpm.")["success"]
+        assert SkillStore(cfg, actor=child).edit("deploy-app", body=BODY.replace("Ship.", "Tag, then ship."))["success"]
+        assert MemoryStore(cfg, actor=child).add("user", "Prefers short answers.")["success"]
+    with Ledger(cfg) as ledger:
+        user_add, skill_edit, global_add = [r.id for r in history.group_of(ledger, "job:job-8")]
+    by_child = path.read_text(encoding="utf-8")
+    path.write_text(by_child + "\nA note by hand.\n", encoding="utf-8")
+
+    code, out, err = run("memory", "undo", str(global_add), "--json")
+    failed = json.loads(out)
+    assert code == 1 and failed["undone"] == [user_add] and "Traceback" not in err, (failed, err)
+    assert f"#{skill_edit} not undone" in failed["error"] and "was changed after" in failed["error"], failed
+    assert cfg.user_file.read_text(encoding="utf-8") == "" and cfg.memory_file.read_text(encoding="utf-8") == "Use pnpm."
+    with Ledger(cfg) as ledger:
+        marks = {r.id: r.undone_by for r in history.group_of(ledger, "job:job-8")}
+    assert marks == {user_add: failed["change_ids"][0], skill_edit: None, global_add: None}, marks
+
+    path.write_text(by_child, encoding="utf-8")  # the hand note taken out again
+    code, out, _ = run("memory", "undo", str(global_add), "--json")
+    done = json.loads(out)
+    assert code == 0 and done["undone"] == [skill_edit, global_add] and done["undone_before"] == [user_add], done
+    assert "2. Ship." in path.read_text(encoding="utf-8") and cfg.memory_file.read_text(encoding="utf-8") == ""
+    code, out, _ = run("memory", "log", "--json")
+    rows = {c["id"]: c for c in json.loads(out)["changes"]}
+    assert all(rows[i]["undone_by"] for i in (user_add, skill_edit, global_add)), rows
+    assert sum(c["action"] in ("undo", "skill_undo") for c in rows.values()) == 3, "each row reverted once"
