@@ -46,6 +46,7 @@ def test_an_install_with_another_home_folder_is_found_from_a_plain_shell(tacit_e
     assert f"Hosts: {host}" in text_out and f"{var}={place}" in text_out
     doctor = json.loads(tacit(plain, "doctor", "--json").stdout)
     assert any(f"{var}={place}" in w for w in doctor["warnings"]), doctor["warnings"]
+    assert not any("installs.json" in p for p in doctor["problems"]), doctor["problems"]  # a private file
     if host == "codex":  # what the install there still waits for is read there
         assert any("/hooks" in p for p in doctor["problems"]), doctor["problems"]
 
@@ -75,3 +76,13 @@ def test_uninstall_with_the_variable_set_elsewhere_leaves_the_recorded_install(t
     status = json.loads(tacit({**plain, "CODEX_HOME": str(other)}, "status", "--json").stdout)
     assert Path(status["hosts"]["codex"]).is_relative_to(place)
     assert f"CODEX_HOME={place}" in status["hosts_elsewhere"]["codex"]
+
+
+def test_an_install_whose_place_cannot_be_recorded_is_done_and_says_so(tacit_env, tmp_path):
+    place = tmp_path / "pi-agent"
+    (Path(tacit_env["TACIT_HOME"]) / "installs.json").mkdir(parents=True)  # not writable as a file
+    proc = tacit({**tacit_env, "PI_CODING_AGENT_DIR": str(place)}, "install", "pi", "--json")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 and out["success"], proc.stdout + proc.stderr
+    assert any("not recorded" in w for w in out["warnings"])
+    assert (place / "extensions" / "tacit" / "tacit.json").is_file()

@@ -39,7 +39,10 @@ def _run(args, cfg) -> int:
         cfg = installs.for_uninstall(cfg, host)
     result = fn(cfg, args.scope, project_dir=os.path.expanduser(args.project_dir))  # a quoted '~/app' too
     if user and result.get("success"):
-        (installs.remember if args.verb == "install" else installs.forget)(cfg, host)
+        try:
+            (installs.remember if args.verb == "install" else installs.forget)(cfg, host)
+        except OSError as exc:  # done all the same: only a shell without its home variable misses it
+            result.setdefault("warnings", []).append(f"where it was installed is not recorded: {exc}")
     return reply(result)
 
 

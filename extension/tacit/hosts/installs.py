@@ -26,7 +26,7 @@ def _read(cfg) -> dict:
 
 def _write(cfg, record: dict) -> None:
     _record_path(cfg).parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(_record_path(cfg), json.dumps(record, indent=2, ensure_ascii=False) + "\n", mode=0o644)
+    atomic_write_text(_record_path(cfg), json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
 
 def _manifest(cfg, host) -> Path | None:
