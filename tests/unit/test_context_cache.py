@@ -21,6 +21,8 @@ from tacit.stores.memory import MemoryStore
 from wait_helpers import wait_for
 
 MARK = "[answered from the cache]"
+FACTS = {"PATH": "/usr/bin:/bin", "SHELL": None, "HOME": "/home/someone"}
+NOT_ON_PATH = "`tacit` is not on PATH in this shell"
 
 
 def session_start(env, sid, cwd) -> str:
@@ -29,6 +31,27 @@ def session_start(env, sid, cwd) -> str:
                          env=env, capture_output=True, timeout=60)
     assert out.returncode == 0 and not out.stderr
     return json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def keep(env, tacit_home, project, prefix="warm"):
+    """Ask until the service keeps this folder's answer for a session launched with ``env``, then stop
+    it (an idle exit): (the kept file, the answer)."""
+    path = tacit_home / "run" / "context" / context_cache.key("claude-code", str(project))
+    tries = iter(range(1, 10_000))
+
+    def kept_answer():
+        # a file watcher's late event (the folders warm-0 made) clears a kept answer: on a
+        # loaded machine it can come after warm-1's answer was kept, so ask again until it stays
+        answer = session_start(env, f"{prefix}-{next(tries)}", project)
+        time.sleep(0.3)
+        try:
+            return answer if json.loads(path.read_text())["env"]["PATH"] == env["PATH"] else None
+        except (OSError, ValueError):
+            return None
+
+    first = wait_for(kept_answer, timeout=60, what="the kept answer")
+    assert client.stop(str(tacit_home))["stopped"]
+    return path, first
 
 
 @pytest.fixture
@@ -40,18 +63,7 @@ def warmed(tacit_env, tacit_home, tmp_path):
     cfg = load_config(env=tacit_env)
     MemoryStore(cfg).add("memory", "The deploy script lives in ops/deploy.sh.")
     session_start(tacit_env, "warm-0", project)  # a fresh data folder: its folders are made meanwhile
-    path = tacit_home / "run" / "context" / context_cache.key("claude-code", str(project))
-    tries = iter(range(1, 10_000))
-
-    def kept_answer():
-        # a file watcher's late event (the folders warm-0 made) clears a kept answer: on a
-        # loaded machine it can come after warm-1's answer was kept, so ask again until it stays
-        answer = session_start(tacit_env, f"warm-{next(tries)}", project)
-        time.sleep(0.3)
-        return answer if path.exists() else None
-
-    first = wait_for(kept_answer, timeout=60, what="the kept answer")
-    assert client.stop(str(tacit_home))["stopped"]
+    path, first = keep(tacit_env, tacit_home, project)
     kept = json.loads(path.read_text())
     answer = json.loads(kept["out"])
     assert answer["hookSpecificOutput"]["additionalContext"] == first
@@ -139,18 +151,46 @@ def test_the_service_walks_an_unchanged_answer_once(tacit_env, tacit_home, tmp_p
     def marked():
         return path.read_text().endswith("\n")
 
-    assert kept.save("claude-code", payload, answer("A"), time.time_ns())
+    assert kept.save("claude-code", payload, answer("A"), time.time_ns(), FACTS)
     mark()
-    assert kept.save("claude-code", payload, answer("A", notice="per-session notice"), time.time_ns())
+    assert kept.save("claude-code", payload, answer("A", notice="per-session notice"), time.time_ns(), FACTS)
     assert marked()  # the same answer: not walked nor written again
-    assert kept.save("claude-code", payload, answer("B"), time.time_ns())
+    assert kept.save("claude-code", payload, answer("B"), time.time_ns(), FACTS)
     assert not marked()
     assert json.loads(json.loads(path.read_text())["out"])["hookSpecificOutput"]["additionalContext"] == "B"
     mark()
     kept.forget()
-    assert kept.save("claude-code", payload, answer("B"), time.time_ns())
+    assert kept.save("claude-code", payload, answer("B"), time.time_ns(), FACTS)
     assert not marked()  # after a change it is walked and written again
     path.unlink()
-    assert kept.save("claude-code", payload, answer("B"), time.time_ns())
+    assert kept.save("claude-code", payload, answer("B"), time.time_ns(), FACTS)
     assert path.exists()  # a kept file removed (found stale by a client, pruned) is written again
-    assert not kept.save("claude-code", payload, json.dumps({"systemMessage": "notices only"}), time.time_ns())
+    assert not kept.save("claude-code", payload, json.dumps({"systemMessage": "notices only"}), time.time_ns(), FACTS)
+
+
+def test_a_kept_answer_is_given_only_to_a_session_launched_with_the_same_path(tacit_env, tacit_home, tmp_path):
+    """What a SessionStart answer says about the session's environment (``tacit`` not on its PATH) is
+    not shown to another session from a kept answer: one launched otherwise is answered for itself."""
+    from tacit.commandline import on_path
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    bare = {**tacit_env, "PATH": "/usr/bin:/bin"}
+    assert not on_path(bare["PATH"]) and on_path(tacit_env["PATH"])
+    session_start(bare, "bare-0", project)  # a fresh data folder: its folders are made meanwhile
+    path, answer = keep(bare, tacit_home, project, "bare")
+    assert NOT_ON_PATH in answer and NOT_ON_PATH in json.loads(path.read_text())["out"]
+    assert NOT_ON_PATH not in session_start(tacit_env, "cold-on-path", project)
+
+    path, answer = keep(tacit_env, tacit_home, project, "on-path")
+    assert NOT_ON_PATH not in answer
+    assert NOT_ON_PATH in session_start(bare, "cold-bare", project)
+    # the same environment is still answered from the kept answer
+    client.stop(str(tacit_home))
+    path, answer = keep(tacit_env, tacit_home, project, "again")
+    kept = json.loads(path.read_text())
+    marked = json.loads(kept["out"])
+    marked["hookSpecificOutput"]["additionalContext"] += MARK
+    kept["out"] = json.dumps(marked)
+    path.write_text(json.dumps(kept))
+    assert session_start(tacit_env, "cold-same", project) == answer + MARK

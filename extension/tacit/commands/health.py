@@ -270,14 +270,24 @@ def child_agent(cfg) -> dict:
 def hosts_waiting(cfg) -> list[str]:
     """What each host tacit is installed into still needs from you before tacit runs there (its
     installer's ``waiting(cfg)``, when it has one)."""
+    from tacit.hosts import installs
     from tacit.hosts import spec as host_specs
 
     found: list[str] = []
     for host in host_specs.registry().values():
         installer = host.load("installer")
         if installer is not None and hasattr(installer, "waiting"):
-            found.extend(installer.waiting(cfg))
+            found.extend(installer.waiting(installs.installed_at(cfg, host)[0]))  # where it was installed
     return found
+
+
+def hosts_elsewhere(cfg) -> list[str]:
+    """The hosts installed with other home-folder variables than this shell's (``CODEX_HOME=/x``), and where."""
+    from tacit.commands.status import installed_hosts
+
+    elsewhere: dict[str, str] = {}
+    installed_hosts(cfg, elsewhere)
+    return list(elsewhere.values())
 
 
 def _guarded(name: str, fn, fallback, problems: list, cfg, *args, **kwargs):
@@ -356,6 +366,7 @@ def check(cfg, project=None) -> dict:
             warnings.append(f"instruction files not checked: {type(exc).__name__}: {exc}")
 
     problems.extend(_guarded("hosts", hosts_waiting, [], problems, cfg))  # e.g. Codex hooks not trusted yet
+    warnings.extend(_guarded("hosts", hosts_elsewhere, [], problems, cfg))
     jobs, svc = _jobs_and_service(cfg, problems, warnings)
     child = _guarded("child agent", child_agent, {"host": cfg.host, "command": None, "available": False},
                      problems, cfg)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from tacit.commands import reply
+from tacit.hosts import installs
 from tacit.hosts import spec as host_specs
 
 
@@ -31,9 +32,18 @@ def _run(args, cfg) -> int:
     refused = _project_dir_problem(args, cfg) if args.verb == "install" and args.scope == "project" else None
     if refused:
         return reply({"success": False, "error": refused})
-    module = host_specs.get(args.host).load("installer")
-    fn = getattr(module, args.verb)
-    return reply(fn(cfg, args.scope, project_dir=os.path.expanduser(args.project_dir)))  # a quoted '~/app' too
+    host = host_specs.get(args.host)
+    fn = getattr(host.load("installer"), args.verb)
+    user = args.scope == "user"
+    if user and args.verb == "uninstall":  # where the install wrote, from a shell without its CODEX_HOME too
+        cfg = installs.for_uninstall(cfg, host)
+    result = fn(cfg, args.scope, project_dir=os.path.expanduser(args.project_dir))  # a quoted '~/app' too
+    if user and result.get("success"):
+        try:
+            (installs.remember if args.verb == "install" else installs.forget)(cfg, host)
+        except OSError as exc:  # done all the same: only a shell without its home variable misses it
+            result.setdefault("warnings", []).append(f"where it was installed is not recorded: {exc}")
+    return reply(result)
 
 
 def _project_dir_problem(args, cfg) -> str | None:

@@ -35,9 +35,12 @@ def gather(tacit, project) -> dict:
                    if c.actor.kind != "user" and c.action not in ("undo",)]
     except LedgerUnavailable:  # the health check names it among the problems: the screen still shows
         learned = []
+    elsewhere: dict[str, str] = {}
+    hosts = installed_hosts(cfg, elsewhere)
     return {
         "success": True,  # it ran (exit 0); the health verdict is "problems" (`tacit doctor` exits on it)
-        "hosts": installed_hosts(cfg),
+        "hosts": hosts,
+        "hosts_elsewhere": elsewhere,  # installed with other home-folder variables than this shell's
         "service": client.status(cfg.state_dir_str),
         "project": None if project is None else {"name": project.name, "root": project.root},
         "off": None if project is None else why_excluded(cfg, project.root),  # why tacit keeps nothing here
@@ -51,18 +54,22 @@ def gather(tacit, project) -> dict:
     }
 
 
-def installed_hosts(cfg) -> dict[str, str | None]:
+def installed_hosts(cfg, elsewhere: dict | None = None) -> dict[str, str | None]:
     """host → its user-scope install manifest when tacit is installed there, else None: read from each
-    installer's own manifest (its spec's ``installer``), never by running the host."""
+    installer's own manifest (its spec's ``installer``), never by running the host; where this shell's
+    environment says, else where the install recorded it wrote (``elsewhere`` gets host → what to tell)."""
+    from tacit.hosts import installs
     from tacit.hosts import spec as host_specs
 
     found: dict[str, str | None] = {}
     for name, host in host_specs.registry().items():
         try:
-            installer = host.load("installer")
-            if installer is not None and hasattr(installer, "manifest"):
-                path = str(installer.manifest(cfg))
-                found[name] = path if os.path.isfile(path) else None
+            if not host.installer:
+                continue
+            _, path, env = installs.installed_at(cfg, host)
+            found[name] = None if path is None else str(path)
+            if env and path is not None and elsewhere is not None:
+                elsewhere[name] = installs.elsewhere(host, path, env)
         except Exception:  # noqa: BLE001 — a broken host's package never breaks `tacit status`
             continue
     return found
@@ -117,6 +124,7 @@ def render(status: dict) -> str:
     hosts = status["hosts"]
     on = [h for h, where in hosts.items() if where]
     lines = [f"Hosts: {', '.join(on) if on else 'none yet (tacit install claude-code | codex | hermes | pi)'}"]
+    lines.extend(f"  {note}" for note in status.get("hosts_elsewhere", {}).values())
     service = status["service"]
     lines.append(f"Service: running (pid {service.get('pid')}, version {service.get('version', '?')})"
                  if service.get("running") else "Service: not running (it starts with the next session"

@@ -238,7 +238,8 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
 
 def cached_start(folder: str, host: str, event: str, event_id: str, payload: bytes):
     """A cold SessionStart answered from the last answer for this folder when nothing it was built from
-    changed (``tacit.service.context_cache``), the event spooled to ``run/inbox/``; else None."""
+    changed and this hook's host was launched with the same PATH, SHELL and HOME
+    (``tacit.service.context_cache``), the event spooled to ``run/inbox/``; else None."""
     try:
         import _sha1
         import json
@@ -249,8 +250,12 @@ def cached_start(folder: str, host: str, event: str, event_id: str, payload: byt
         key = _sha1.sha1(f"{host}\0{cwd}".encode("utf-8", "surrogateescape")).hexdigest()
         with open(folder + "/context/" + key, "rb") as handle:
             cached = json.loads(handle.read())
-        if cached.get("magic") != "tacit-context-1":
+        if cached.get("magic") != "tacit-context-2":
             return None
+        for name, value in cached["env"].items():  # an answer may show the session's PATH (a note)
+            value = None if value is None else value.encode("utf-8", "surrogateescape")
+            if posix.environ.get(name.encode()) != value:
+                return None  # another environment than the answer was made for: the service answers
         for entry in cached["entries"]:
             try:
                 st = posix.stat(entry[1])

@@ -21,9 +21,12 @@ from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_scopes import project_skills_dir
 
 FOLDER = "context"
-MAGIC = "tacit-context-1"
+MAGIC = "tacit-context-2"  # the hook client checks it (``hook_client.cached_start``)
 KEEP = 32  # answers kept (folders)
 SETTLE_NS = 100_000_000  # a file changed this close to the answer may not show in it: no cache
+# what of the session's environment an answer may show (whether `tacit` is on the agent's PATH, as a
+# login shell makes it): a kept answer is given only to a session launched with the same values
+SESSION_FACTS = ("PATH", "SHELL", "HOME")
 
 
 def key(host: str, cwd: str) -> str:
@@ -71,13 +74,21 @@ def _keepable(payload: bytes, out: str) -> tuple[str, dict] | None:
     return cwd, answer
 
 
-def _write(cfg, run_folder: str, host: str, cwd: str, answer: dict, started_ns: int) -> bool:
+def session_facts(environ: dict | None, fallback: dict) -> dict:
+    """The ``SESSION_FACTS`` of the environment a session was launched with (None: not known, the
+    service's own ``fallback``), None for one not set."""
+    source = fallback if environ is None else environ
+    return {name: source.get(name) for name in SESSION_FACTS}
+
+
+def _write(cfg, run_folder: str, host: str, cwd: str, answer: dict, started_ns: int, facts: dict) -> bool:
     full, exists = inputs(cfg, cwd)
     entries = [["F", p, *_stat(p, True)] for p in full] + [["E", p, *_stat(p, False)] for p in exists]
     if any(e[0] == "F" and len(e) > 2 and e[2] >= started_ns - SETTLE_NS for e in entries):
         return False
     atomic_write_text(Path(run_folder, FOLDER, key(host, cwd)), json.dumps(
-        {"magic": MAGIC, "at": time.time(), "entries": entries, "out": json.dumps(answer, ensure_ascii=False)}))
+        {"magic": MAGIC, "at": time.time(), "entries": entries, "env": facts,
+         "out": json.dumps(answer, ensure_ascii=False)}))
     return True
 
 
@@ -97,17 +108,18 @@ class Kept:
             self._generation += 1
             self._last.clear()
 
-    def save(self, host: str, payload: bytes, out: str, started_ns: int) -> bool:
+    def save(self, host: str, payload: bytes, out: str, started_ns: int, facts: dict) -> bool:
+        """Keep ``out``, the answer to ``payload`` for a session whose ``session_facts`` are ``facts``."""
         kept = _keepable(payload, out)
         if kept is None:
             return False
         cwd, answer = kept
-        name, text = key(host, cwd), json.dumps(answer, ensure_ascii=False, sort_keys=True)
+        name, text = key(host, cwd), json.dumps([answer, facts], ensure_ascii=False, sort_keys=True)
         with self._lock:
             generation, same = self._generation, self._last.get(name) == text
         if same and os.path.exists(os.path.join(self.run_folder, FOLDER, name)):
             return True  # kept already, and nothing it was built from changed since
-        if not _write(self.cfg, self.run_folder, host, cwd, answer, started_ns):
+        if not _write(self.cfg, self.run_folder, host, cwd, answer, started_ns, facts):
             return False
         with self._lock:
             if generation == self._generation:  # no change was seen while it was written

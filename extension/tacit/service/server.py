@@ -332,16 +332,17 @@ class Service:
             conn.close()  # the client reads to the end: its answer is complete before the context is kept
             self.answered.set()
             if event == "SessionStart" and self.cacheable:
-                self._keep_context(host, body, text, started)
+                self._keep_context(host, body, text, started, environ)
         except (BrokenPipeError, ConnectionResetError, socket.timeout):
             pass  # the client gave up and ran it in-process: the event id keeps it applied once
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "service hook", exc)
 
-    def _keep_context(self, host: str, body: bytes, text: str, started: int) -> None:
-        """For the next cold start (``tacit.service.context_cache``), after the reply."""
+    def _keep_context(self, host: str, body: bytes, text: str, started: int, environ: dict | None) -> None:
+        """For the next cold start (``tacit.service.context_cache``) of a session launched like this one
+        (``environ``: what its host launched the hook with), after the reply."""
         try:
-            self.kept.save(host, body, text, started)
+            self.kept.save(host, body, text, started, context_cache.session_facts(environ, self.cfg.env))
         except Exception as exc:  # noqa: BLE001 — the next cold start is merely slower
             log_exception(self.cfg, "keeping the session context", exc)
 
