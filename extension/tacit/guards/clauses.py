@@ -394,8 +394,8 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         if whole:  # "never touch `x`, it might break CI": a hedge in the reason is none of the rule's
             found.append(_clause(whole, spans, whole=True, plain=_tidy(_unhedged(splits[0])) if len(kept) == 1 else None))
         for i, piece in enumerate(pieces + asides):
-            if _tidy(piece):
-                found.append(_clause(_tidy(piece), spans, aside=i >= len(pieces), first=i == 0, plain=plain.get(i)))
+            if tidy := _tidy(piece):  # tidied once: the same text, read once
+                found.append(_clause(tidy, spans, aside=i >= len(pieces), first=i == 0, plain=plain.get(i)))
         if found:
             out.append(found)
     return out

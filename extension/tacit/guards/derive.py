@@ -513,15 +513,16 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
         for clause in found:
             if clause.reason and not clause.aside or any(clause.text in r for r in ruled):
                 continue
+            rule = _rule_text(clause.text)
             if clause.aside:  # "`x.ts` (generated, do not edit)": an edit rule about the line's path, or examples
-                spec = _objectless_edit(_rule_text(clause.text), because, text)
+                spec = _objectless_edit(rule, because, text)
                 specs_here = [spec] if spec else aside_examples(found[0].text, clause.text, because,
                                                                    lambda t, why: _clause_specs(t, why, text))
             else:
-                specs_here = _clause_specs(_rule_text(clause.text), because, text)
+                specs_here = _clause_specs(rule, because, text)
             specs_here = [s for s in specs_here if names_git_command(s, clause.text)]
             if not specs_here:
-                if placed_list(_rule_text(clause.text)):
+                if placed_list(rule):
                     ruled.append(clause.text)  # a place no reading took may hold for every item: none alone
                 continue
             if veto(sentences, clause, tuple(specs_here)) is not None:
