@@ -374,6 +374,7 @@ _NEEDS = (
 )
 # found faster (same answers); not the cue words of [2] and [3], which nearly every rule says
 gate(_MAYBE_RULE, *(needs for needs, _shape in _NEEDS[:2] + _NEEDS[4:]))
+gate(_LEAD_LABEL, _OR_SUGGEST, _LABEL, _INTERJECTION, _EVEN_IF)  # tried on every lesson and clause, seldom there
 
 
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
