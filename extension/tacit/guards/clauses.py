@@ -295,7 +295,6 @@ _LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note 
                 r"pretty|ffs|dude|look|hey|hi|hello|yo|(?:can|could|would|will) you(?:\s+(?:please|pls|kindly))?(?!\s+(?:please|pls|kindly)\b))\b[\s,:]*)+"
                 r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|run|always|please|pls)\b)", re.I)
 
-
 _DOT_ARGUMENT = lazy(r"[\w/-]\s\.$")
 _DO_A = lazy(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", re.I)
 _SPACE_BEFORE = lazy(r"\s+([,;:])")
@@ -394,8 +393,8 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         if whole:  # "never touch `x`, it might break CI": a hedge in the reason is none of the rule's
             found.append(_clause(whole, spans, whole=True, plain=_tidy(_unhedged(splits[0])) if len(kept) == 1 else None))
         for i, piece in enumerate(pieces + asides):
-            if _tidy(piece):
-                found.append(_clause(_tidy(piece), spans, aside=i >= len(pieces), first=i == 0, plain=plain.get(i)))
+            if tidy := _tidy(piece):  # tidied once: the same text, read once
+                found.append(_clause(tidy, spans, aside=i >= len(pieces), first=i == 0, plain=plain.get(i)))
         if found:
             out.append(found)
     return out
@@ -595,6 +594,7 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
 
 
 # long alternations of words, searched in every clause: first the words alone (same answers)
-gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT,
-     _CUE_EMPHASIS, _CONTRACTION, _DO_A, _ABBREVIATION, _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE,
-     _ASKED_NO, _BOLD, _TRAILER_COLON, _CAUSE, _ACTION_WHEN)
+gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT, _CUE_EMPHASIS, _CONTRACTION,
+     _DO_A, _ABBREVIATION, _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE, _ASKED_NO, _BOLD, _TRAILER_COLON, _CAUSE,
+     _ACTION_WHEN, _EXCLUSIVELY, _VERB_COLON, _NEVER_COLON, _DIRECT, _SPOKEN_NEVER, _ONLY_FOR, _AVOID, _BARE_FLAG, _LEAD_IN,
+     _USE_COLON, _SO_RULE, _REF_BRACKETS, _RUNNING_WITH, _BANNED_COLON)

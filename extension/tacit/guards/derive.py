@@ -374,6 +374,7 @@ _NEEDS = (
 )
 # found faster (same answers); not the cue words of [2] and [3], which nearly every rule says
 gate(_MAYBE_RULE, *(needs for needs, _shape in _NEEDS[:2] + _NEEDS[4:]))
+gate(_LEAD_LABEL, _OR_SUGGEST, _LABEL, _INTERJECTION, _EVEN_IF)  # tried on every lesson and clause, seldom there
 
 
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
@@ -513,15 +514,16 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
         for clause in found:
             if clause.reason and not clause.aside or any(clause.text in r for r in ruled):
                 continue
+            rule = _rule_text(clause.text)
             if clause.aside:  # "`x.ts` (generated, do not edit)": an edit rule about the line's path, or examples
-                spec = _objectless_edit(_rule_text(clause.text), because, text)
+                spec = _objectless_edit(rule, because, text)
                 specs_here = [spec] if spec else aside_examples(found[0].text, clause.text, because,
                                                                    lambda t, why: _clause_specs(t, why, text))
             else:
-                specs_here = _clause_specs(_rule_text(clause.text), because, text)
+                specs_here = _clause_specs(rule, because, text)
             specs_here = [s for s in specs_here if names_git_command(s, clause.text)]
             if not specs_here:
-                if placed_list(_rule_text(clause.text)):
+                if placed_list(rule):
                     ruled.append(clause.text)  # a place no reading took may hold for every item: none alone
                 continue
             if veto(sentences, clause, tuple(specs_here)) is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 
-from tacit.lazyre import lazy
+from tacit.lazyre import gate, lazy
 from tacit.guards.lists import each
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
 from tacit.guards.reason_words import _HARM
@@ -430,3 +430,6 @@ def said_as_run(sentence: str, spans: list) -> str:
     if _IS_USED.match(sentence):
         sentence = re.sub(r"^(\S+)\s+is\s+used\b", r"use \1", _IS_USED.sub("", sentence))
     return _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
+
+
+gate(_TRIED, _READ_NOT, _LABEL_RULE)  # tried on every sentence, seldom there (same answers, found faster)
