@@ -15,6 +15,7 @@ from tacit.guards.quoting import as_extension, as_quoted
 from tacit.guards.reason_words import (_HARM, _LETS, _MAY_HARM, CONSEQUENT_REASON, LETS_IT, REASON_HEAD, REASON_SPLIT,
                                        without_harm)
 from tacit.guards.restate import said_as_run
+from tacit.guards.typed import _ASKED_NO, _asked_no, typed_cues
 from tacit.guards.words import _KNOWN_PROGRAMS, SAID_BEFORE_CUE, verb_of
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
@@ -194,36 +195,6 @@ def _restore(text: str, spans: list) -> str:
 _ASIDE_END = lazy(r"(?:(?<=\s)[:;]-?[()DPp]+|[,\s]+(?:ok|okay|alright|right|got it|understood)\s*\?+)(?=\s|$)", re.I)
 # "[see #1234]" · "[ref: INC-42]": a reference in brackets is an aside
 _REF_BRACKETS = lazy(r"\[\s*((?:see|ref|cf|via|per)\b[^\[\]\n]{0,120}|#\d+)\]", re.I)
-
-
-# a cue word as typed in a hurry: "nver", "dnt"
-_TYPED_NEVER = lazy(r"\b(?:nver|nevr|nevar|nevver|neveer)\b", re.I)
-_TYPED_DONT = lazy(r"\b(?:dnt|donot|do'nt|dont't)\b", re.I)
-# "running `pnpm test`? no." · "npm? nope": the act asked about and refused
-_ASKED_NO = lazy(r"^(?P<act>[^?\n]{2,200}?)\s*(?:\?+|\s=|:)\s*(?:no+|nope|nah|no way|never|hell no)\s*[.!]*\s*$", re.I)
-
-
-# contractions the shapes read spelled out: "you're not allowed to", "`x` isn't allowed", "you cannot"
-_CONTRACTED = {"you're": "you are", "we're": "we are", "isn't": "is not", "aren't": "are not", "cannot": "can't"}
-_CONTRACTION = lazy(r"\b(?:you're|we're|isn't|aren't|cannot)\b", re.I)
-# "_never_ X" · "*do not* X": emphasis on the cue word
-_CUE_EMPHASIS = lazy(r"(?<![\w*])([*_])(never|not|no|don'?t|do not|must not|can'?t)\1(?![\w*])", re.I)
-
-
-def typed_cues(text: str) -> str:
-    """Cue words as typed: "nver" is "never", "dnt" "don't", "you're"
-    "you are", "_never_" "never"."""
-    text = _TYPED_DONT.sub("don't", _TYPED_NEVER.sub("never", text))
-    text = _CONTRACTION.sub(lambda m: _CONTRACTED[m.group(0).lower()], text)
-    return _CUE_EMPHASIS.sub(r"\2", text) if "*" in text or "_" in text else text
-
-
-def _asked_no(m) -> str:
-    act = m.group("act").strip()
-    adverb = re.match(r"\w+ly\s+", act)  # "manually editing `x`? no."
-    verb, _, rest = act[adverb.end() if adverb else 0:].partition(" ")
-    base = verb_of(verb) if verb.lower().endswith("ing") else None
-    return f"never {adverb.group(0) if adverb else ''}{base} {rest}".strip() if base else f"never {act}"
 
 
 def clean_line(text: str, typed: bool = False) -> str:
@@ -594,7 +565,7 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
 
 
 # long alternations of words, searched in every clause: first the words alone (same answers)
-gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT, _CUE_EMPHASIS, _CONTRACTION,
-     _DO_A, _ABBREVIATION, _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE, _ASKED_NO, _BOLD, _TRAILER_COLON, _CAUSE,
-     _ACTION_WHEN, _EXCLUSIVELY, _VERB_COLON, _NEVER_COLON, _DIRECT, _SPOKEN_NEVER, _ONLY_FOR, _AVOID, _BARE_FLAG, _LEAD_IN,
-     _USE_COLON, _SO_RULE, _REF_BRACKETS, _RUNNING_WITH, _BANNED_COLON)
+gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _DO_A, _ABBREVIATION,
+     _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE, _BOLD, _TRAILER_COLON, _CAUSE,
+     _ACTION_WHEN, _EXCLUSIVELY, _VERB_COLON, _NEVER_COLON, _DIRECT, _SPOKEN_NEVER, _ONLY_FOR, _AVOID,
+     _BARE_FLAG, _LEAD_IN, _USE_COLON, _SO_RULE, _REF_BRACKETS, _RUNNING_WITH, _BANNED_COLON)
