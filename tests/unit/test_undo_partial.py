@@ -110,3 +110,28 @@ def test_a_group_undo_stopped_by_a_hand_edited_skill_finishes_once_the_edit_is_g
     rows = {c["id"]: c for c in json.loads(out)["changes"]}
     assert all(rows[i]["undone_by"] for i in (user_add, skill_edit, global_add)), rows
     assert sum(c["action"] in ("undo", "skill_undo") for c in rows.values()) == 3, "each row reverted once"
+
+
+def test_a_stopped_group_undo_put_back_leaves_the_whole_group_live_and_undone_whole_next(run, cfg, tmp_path):
+    """The stopped undo's own advice: `tacit memory undo <its undo>` puts the reverted row back; that
+    row is live again, so the next undo of the group reverts all three, not two."""
+    newest, middle, oldest = _group_of_three(cfg)
+    real = tmp_path / "USER.real.md"
+    real.write_text(cfg.user_file.read_text(encoding="utf-8"), encoding="utf-8")
+    cfg.user_file.unlink()
+    os.symlink(real, cfg.user_file)
+    code, out, _ = run("memory", "undo", str(newest), "--json")
+    (first_undo,) = json.loads(out)["change_ids"]
+
+    code, out, _ = run("memory", "undo", str(first_undo), "--json")
+    assert code == 0 and json.loads(out)["undone"] == [first_undo], out
+    assert cfg.memory_file.read_text(encoding="utf-8") == "Use pnpm.\n§\nRun ruff."
+    assert _undone_by(cfg) == {newest: None, middle: None, oldest: None}, "put back: the group is live"
+
+    cfg.user_file.unlink()
+    real.rename(cfg.user_file)
+    code, out, _ = run("memory", "undo", str(middle), "--json")
+    done = json.loads(out)
+    assert code == 0 and done["undone"] == [newest, middle, oldest] and done["undone_before"] == [], done
+    assert cfg.memory_file.read_text(encoding="utf-8") == cfg.user_file.read_text(encoding="utf-8") == ""
+    assert set(_undone_by(cfg).values()) == set(done["change_ids"])

@@ -138,7 +138,7 @@ class Change:
     after: list | str | None
     actor: Actor = field(default_factory=Actor)
     project: str = ""
-    undone_by: int | None = None
+    undone_by: int | None = None  # the undo that stands: not one itself undone since (a redo)
     group: str = ""
 
     def added(self) -> list:
@@ -261,12 +261,12 @@ def mark_undone(ledger, change_id: int, by: int) -> None:
         conn.execute("UPDATE history SET undone_by = ? WHERE id = ?", (by, change_id))
 
 
-def _change(row: dict) -> Change:
+def _change(row: dict, standing: dict[int, int | None]) -> Change:
     actor = Actor(kind=row["actor_kind"], name=row["actor_name"], session_id=row["session_id"] or "",
                   host=row["host"] or "", cause=row["cause"] or "", cause_event=row["cause_event"] or "")
     return Change(id=row["id"], at=row["at"], action=row["action"], scope=row["scope"], target=row["target"],
                   before=_load(row["before"]), after=_load(row["after"]), actor=actor, project=row["project"] or "",
-                  undone_by=row["undone_by"], group=row["grp"] or "")
+                  undone_by=standing.get(row["id"]), group=row["grp"] or "")
 
 
 def _minus(entries, others) -> list:
@@ -327,4 +327,25 @@ def group_of(ledger, group: str) -> list[Change]:
 def _read_changes(ledger, query: str, args) -> list[Change]:
     with ledger.read() as conn:
         rows = dicts(conn.execute(query, args))
-    return [_change(row) for row in rows]
+        standing = _standing_undos(conn, rows)
+    return [_change(row, standing) for row in rows]
+
+
+def _standing_undos(conn, rows: list[dict]) -> dict[int, int | None]:
+    """Each row's undo that still stands. A row is marked by the undo that reverted it; that undo
+    undone in turn (a redo) puts the row back, its redo undone takes it out again, and so on: along
+    the chain of marks, the row is undone when the number of marks is odd."""
+    marks = sorted({r["undone_by"] for r in rows if r["undone_by"] is not None})
+    chain: dict[int, int | None] = {}
+    if marks:
+        chain = dict(conn.execute(
+            "WITH RECURSIVE chain(id, by) AS (SELECT id, undone_by FROM history WHERE id IN "
+            "(SELECT value FROM json_each(?)) UNION SELECT h.id, h.undone_by FROM history h "
+            "JOIN chain c ON h.id = c.by) SELECT id, by FROM chain", (json.dumps(marks),)).fetchall())
+    standing = {}
+    for row in rows:
+        links, by = 0, row["undone_by"]
+        while by is not None and links <= len(chain):  # an undo is newer than what it undid: no loop
+            links, by = links + 1, chain.get(by)
+        standing[row["id"]] = row["undone_by"] if links % 2 else None
+    return standing
