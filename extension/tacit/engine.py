@@ -52,6 +52,7 @@ class Registration:
     name: str
     priority: int
     background: bool
+    prepare: object = None  # prepare(event, ledger): slow reading done before the event's write
 
 
 class HandlerContext:
@@ -138,11 +139,12 @@ class Engine:
         self._worker: BackgroundWorker | None = None
 
     def on(self, kind: str, fn, *, name: str | None = None, priority: int = 100,
-           background: bool = False) -> None:
-        """Subscribe ``fn(event, ctx)`` to ``kind``, lower priority first."""
+           background: bool = False, prepare=None) -> None:
+        """Subscribe ``fn(event, ctx)`` to ``kind``, lower priority first; ``prepare(event, ledger)``
+        runs first, outside the event's write transaction (a walk, a file read: the writer waits for none)."""
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {EVENT_KINDS}")
-        reg = Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority, background)
+        reg = Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority, background, prepare)
         handlers = self._handlers.setdefault(kind, [])
         handlers.append(reg)
         handlers.sort(key=lambda r: r.priority)  # stable: keeps registration order
@@ -281,6 +283,9 @@ class Engine:
             event = replace(event, id=f"local-{uuid.uuid4().hex}")
         if not event.host and self.default_host:
             event = replace(event, host=self.default_host)
+        for reg in regs:
+            if reg.prepare is not None and not reg.background:
+                self._call(reg, event, self.ledger(), fn=reg.prepare)
         with self._lock, self.sessions.applying(event) as app:
             if app.seen is not None:
                 return result_from_dict(result_type, app.seen)  # applied before: same answer
@@ -330,14 +335,14 @@ class Engine:
             state.end_turn(event.assistant_text)  # counted before handlers run
         return event
 
-    def _call(self, reg: Registration, event: Event, ctx: HandlerContext) -> Result | None:
+    def _call(self, reg: Registration, event: Event, ctx, fn=None) -> Result | None:
         # what a handler writes is its doing, for this event, on this thread's ledger (its transaction)
         actor = history.Actor(kind="learner", name=reg.name, session_id=event.session_id, host=event.host,
                               cause=getattr(event, "text", "") or getattr(event, "user_text", "") or "",
                               cause_event=event.id)
         try:
             with history.using(self.ledger()), history.acting(actor):
-                return reg.fn(event, ctx)
+                return (fn or reg.fn)(event, ctx)
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, f"handler {reg.name} on {event.kind}", exc)
             record_failure(self.cfg, where=reg.name, exc=exc, session_id=event.session_id, host=event.host,

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -19,6 +21,7 @@ import pytest
 
 from tacit import __version__
 from tacit.paths import code_identity, socket_path
+from tacit.commandline import hook_command
 from tacit.service import client
 from wait_helpers import claude_hook, wait_for
 
@@ -320,3 +323,48 @@ def test_a_second_serve_leaves_once_the_starting_one_listens(tacit_env, tacit_ho
         listener.close()
         fcntl.flock(holder, fcntl.LOCK_UN)
         os.close(holder)
+
+
+SLOW_WALK_SERVICE = """
+import sys, time
+import tacit.stores.guard_files as files
+walk = files.found
+def found(root):
+    open(sys.argv[1], "a").write(root + "\\n")
+    time.sleep(float(sys.argv[2]))  # a walk of a big, cold folder under load
+    return walk(root)
+files.found = found
+from tacit.service.server import serve
+raise SystemExit(serve())
+"""
+
+
+def test_a_slow_walk_in_the_service_leaves_the_ledger_to_an_in_process_hook(tacit_env, tacit_home, tmp_path):
+    """The service looks for a project's instruction files (a walk) before the event's write: the
+    hook that gave up waiting for it and runs in-process gets its write through, not "locked"."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("# Rules\n\n- Never run `git push --force`.\n")
+    walked = tmp_path / "walked"
+    service = subprocess.Popen([sys.executable, "-P", "-c", SLOW_WALK_SERVICE, str(walked), "8"], env=tacit_env)
+    try:
+        wait_for(lambda: client.status(str(tacit_home))["running"], what="the service")
+        argv = shlex.split(hook_command(sys.executable, "claude-code", "SessionStart"))
+        argv[argv.index("SessionStart") + 1] = "1"  # its bound: it gives up on the walking service
+        body = json.dumps({"session_id": "walk-1", "cwd": str(project)}).encode()
+        proc = subprocess.run(argv, input=body, env=tacit_env, capture_output=True, timeout=60)
+        wait_for(walked.exists, what="the service's walk")
+        assert walked.read_text().splitlines()[0] == str(project)  # the service walked this project
+        assert proc.returncode == 0 and b"additionalContext" in proc.stdout, proc.stdout
+        assert b"cannot use its data folder" not in proc.stdout  # answered in-process, not degraded
+        conn = sqlite3.connect(tacit_home / "ledger.db")
+        try:
+            rows = conn.execute("SELECT count(*) FROM events WHERE session_id = 'walk-1' "
+                                "AND kind = 'before_agent_start'").fetchone()[0]
+        finally:
+            conn.close()
+        assert rows == 1  # the hook's own write
+        assert "locked" not in (tacit_home / "logs" / "tacit.log").read_text()
+    finally:
+        service.terminate()
+        service.wait(timeout=30)

@@ -10,6 +10,7 @@ import functools
 import logging
 import os
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -32,10 +33,10 @@ MAX_PROJECTS = 64  # compiled guard sets kept per engine
 
 def register(engine) -> None:
     checker = GuardChecker(engine.cfg)
-    engine.on("tool_call", checker.on_tool_call, name="guards.check", priority=10)
+    engine.on("tool_call", checker.on_tool_call, name="guards.check", priority=10, prepare=checker.prepare)
     engine.on("tool_result", checker.on_tool_result, name="guards.outcome", priority=10)
     engine.on("message_end", checker.on_message, name="guards.reply", priority=10)
-    engine.on("before_agent_start", checker.on_start, name="guards.context", priority=40)
+    engine.on("before_agent_start", checker.on_start, name="guards.context", priority=40, prepare=checker.prepare)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,7 @@ class GuardChecker:
         self._rev: tuple | None = None  # the revision file, as last read
         self._places: dict[str, tuple] = {}  # cwd -> (when, (project, real cwd))
         self._finder = Finder(every=300.0)  # the instruction files of each checkout
+        self._keeping = threading.Lock()  # prepare (any thread) and the handlers share the compiled sets
 
     def place(self, cwd) -> tuple:
         """(project, real cwd) of a working folder, kept as long as ``tacit.projects`` keeps a project."""
@@ -87,11 +89,24 @@ class GuardChecker:
         root = project.root if project is not None else None
         compiled = Compiled(files, rev, GuardSet([r.guard(root) for r in records], home=self.home),
                             {r.id: r for r in records}, root)
-        self._compiled[cache_key] = compiled
-        self._compiled.move_to_end(cache_key)
-        while len(self._compiled) > MAX_PROJECTS:
-            self._compiled.popitem(last=False)
+        with self._keeping:
+            self._compiled[cache_key] = compiled
+            self._compiled.move_to_end(cache_key)
+            while len(self._compiled) > MAX_PROJECTS:
+                self._compiled.popitem(last=False)
         return compiled
+
+    def prepare(self, event, ledger) -> None:
+        """This project's guards compiled before the event's write transaction: the walk for its
+        instruction files, their reading and their sync (small transactions of its own) keep no
+        other writer waiting (a hook run in-process beside a starting service); the handler then
+        finds them compiled."""
+        if not self.cfg.settings.get("guards_enabled", True):
+            return
+        try:
+            self.compiled(ledger, self.place(event.cwd)[0])
+        except Exception as exc:  # noqa: BLE001 — the handler compiles them itself, in the event
+            log.warning("guards: preparing failed: %s", exc)
 
     def _instruction_files(self, project) -> tuple:
         if project is None or not self.cfg.settings.get("instruction_files", True):
