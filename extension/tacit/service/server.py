@@ -349,8 +349,10 @@ class Service:
     def _remember(self, session_id: str, host: str, environ: dict | None) -> None:
         """The environment a session's host was launched with: its children's (kept in memory; of it,
         ``session_env`` goes with its jobs, for a launch from their ledger row)."""
-        if session_id and environ is not None:
-            self.engine.set_launch_env(session_id, environ)
+        if not session_id or environ is None:
+            return
+        if self.engine.launch_env(session_id) != environ or SESSION_ENV not in self.engine.job_defaults(session_id):
+            self.engine.set_launch_env(session_id, environ)  # once per session unless it changes
             self.engine.set_job_defaults(session_id, {SESSION_ENV: session_env(host, environ)})
 
     def _run_hook(self, host: str, event: str, body: bytes, event_id: str, data: dict | None = None) -> str:
