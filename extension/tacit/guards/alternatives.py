@@ -72,12 +72,15 @@ _RUNS = {"uv": ("run",), "poetry": ("run",), "pipenv": ("run",), "pdm": ("run",)
 _DIRECT_BIN = frozenset(("pnpm", "yarn"))
 # the project-environment runners that run python when named alone ("use uv instead of python")
 PY_ENVS = frozenset(("uv", "poetry", "pipenv", "pdm", "rye", "hatch"))
+# "don't run python directly": the program said, then "directly"
+_PY_DIRECTLY = lazy(r"\b`?python[\d.]*`?\s+directly\b", re.I)
+_PY_RUNNERS = ("uv", "uvx", "poetry", "pipenv", "pdm", "rye", "hatch")
 _KIN = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "npx": ("npx", "pnpx", "bunx", "npm"), "bunx": ("bun", "bunx"),
         "bun": ("bun", "bunx"), "pnpm": ("pnpm", "pnpx"), "pnpx": ("pnpm", "pnpx"), "npm": ("npm", "npx")}
 
 
 _BARE = lazy(r"\b(?:bare|raw|plain|direct|directly)\b", re.I)
-_BARE_USE = lazy(r"\b(?:use|(?P<via>via|through|using))\s+`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?(?:\s+run)?\b",
+_BARE_USE = lazy(r"\b(?:use|always|(?P<via>via|through|using))\s+`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?(?:\s+run)?\b",
                  re.I)
 # "`uv` for everything — never bare pytest": the wrapper said as what everything goes through
 _FOR_ALL = lazy(r"(?<![\w-])`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?\s+for\s+(?:everything|all\b)", re.I)
@@ -112,6 +115,9 @@ def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
         return replace(spec, match=replace(m, not_via=_KIN.get(said["w"].lower(), (said["w"].lower(),))))
     if not isinstance(m, (PushMatch, CommandMatch)):
         return spec
+    if _PY_DIRECTLY.search(lesson) and isinstance(m, CommandMatch) and not m.not_via and not m.subcommands \
+            and all("python" in _FAMILY_OF.get(p, ()) for p in m.programs):
+        return replace(spec, match=replace(m, not_via=_PY_RUNNERS))  # "don't run python directly": through uv it is not
     for alt in ([spec.instead] if spec.instead else []) + _alternatives(rule, lesson):
         if isinstance(m, PushMatch):
             if m.force_only and not m.lease_ok and _LEASE.search(alt) and not _FORCE.search(alt):

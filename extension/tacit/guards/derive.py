@@ -19,6 +19,7 @@ from tacit.guards.push_rules import push_spec
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
+from tacit.guards.spoken import spoken, spoken_specs
 from tacit.guards.sole_tool import SAYS_SOLE, for_installing, sole_tool_specs, without_restated
 from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, said_then_dont, script_instead
 from tacit.guards.path_rules import _paths, _removals
@@ -69,7 +70,7 @@ def _prepare(text) -> tuple[str, list] | None:
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")
-    read = said_then_dont(_OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", text))))
+    read = said_then_dont(_OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", spoken(text)))))
     read = _BAR.sub(lambda m: " \u2014 " if REASON_HEAD.match(read[m.end():]) else m.group(0), read)
     return text, clauses(read, typed=True)  # typed_cues again would change nothing
 
@@ -486,7 +487,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
             or branch_name_specs(sentence, because) or quoted_over(sentence, because, _run)
             or sole_tool_specs(sentence, because, lesson) or for_installing(sentence, because, own)
-            or flag_over(sentence, because, own))
+            or flag_over(sentence, because, own) or spoken_specs(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

@@ -15,6 +15,7 @@ from tacit.lazyre import lazy
 from tacit.guards.commands import _is_info
 from tacit.guards.model import GuardSpec, OptionMatch
 from tacit.guards.shell import Invocation, program_name
+from tacit.guards.shell_lex import DYN
 from tacit.guards.words import _DONT, listed
 
 # a label said unquoted must look like one (``type/bug``, ``needs-triage``, ``area:ci``); a bare word may be prose
@@ -71,6 +72,13 @@ def _given(argv: tuple, options: tuple) -> list:
     return out
 
 
+def _heredocs(call) -> list:
+    """-m "$(cat <<'EOF' … EOF)": the message a bare ``cat`` reads (none when a ``cat`` writes a file)."""
+    if any(w.argv == ("cat",) for w in call.writes):
+        return []
+    return [t for i in call.invocations if i.argv == ("cat",) for t in i.stdin]
+
+
 def option_fires(match: OptionMatch, inv: Invocation, call=None) -> bool:
     """The invocation gives one of the guarded values to one of the options."""
     if program_name(inv.argv[0]) != match.program if inv.argv else True:
@@ -81,6 +89,8 @@ def option_fires(match: OptionMatch, inv: Invocation, call=None) -> bool:
         return False  # `gh issue create --label x -h`, `git commit --trailer … --dry-run`: nothing is made
     wanted = {v.lower() for v in match.values}
     for value in _given(inv.argv, match.options):
+        if match.trailer and DYN in value and call is not None:
+            value = "\n".join([value, *_heredocs(call)])
         if match.trailer:
             for line in value.splitlines():
                 name = re.split(r"\s*[:=]", line.strip(), maxsplit=1)[0].lower()
