@@ -41,6 +41,9 @@ STOPS = [
 PHRASINGS = [
     ("dont use npm use bun", ["npm install"], ["bun install"]),
     ("dont use yarn use npm", ["yarn add x"], ["npm install x"]),
+    ("stop using pip install use uv add", ["pip install x"], ["uv add x"]),  # it stopped nothing
+    ("dont run npm run dev use the vscode task", ["npm run dev"], ["npm run build"]),
+    ("dont run nvm use 18", ["nvm use 18"], ["nvm ls"]),  # "use" is nvm's own: one order
     ("no npm, pnpm", ["npm install"], ["pnpm install"]),  # it read "no npm, pnpm" as a list and stopped pnpm
     ("no use pnpm not npm", ["npm install"], ["pnpm install"]),
     ("we're using pnpm not npm", ["npm install"], ["pnpm install"]),

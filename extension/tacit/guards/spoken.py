@@ -20,7 +20,7 @@ _TYPOS = {"commited": "committed", "comitted": "committed", "comited": "committe
 _TYPO = lazy(r"\b(?:" + "|".join(_TYPOS) + r")\b", re.I)
 _PROG = r"[A-Za-z][\w.+-]*"
 # "dont use npm use bun": two clauses with no comma between them
-_RUN_ON = lazy(rf"(?P<a>\b(?:{_DONT}|stop)\s+(?:use|using|run|running)\s+(?P<x>{_PROG}))\s+"
+_RUN_ON = lazy(rf"(?P<a>\b(?:{_DONT}|stop)\s+(?:use|using|run|running)\s+(?P<x>{_PROG})(?:\s+(?!(?:use|but|and|or|then|so|just|only|instead|please|pls|we|i|you)\b)[a-z][\w:-]*){{0,2}}?)\s+"
                rf"(?P<b>(?:just\s+|only\s+)?use\s+(?P<y>{_PROG})\b)", re.I)
 # "no npm, pnpm" leading a sentence: the one not to use, then the one to use (a list says "or")
 _NO_THEN = lazy(rf"(?:^|(?<=[.!?\n]\s)|(?<=\n))(?P<no>no|nope)\s+(?P<x>{_PROG})\s*,\s*(?P<y>{_PROG})(?=\s*(?:$|[.;!\n]|instead\b|only\b|please\b))",
@@ -28,6 +28,7 @@ _NO_THEN = lazy(rf"(?:^|(?<=[.!?\n]\s)|(?<=\n))(?P<no>no|nope)\s+(?P<x>{_PROG})\
 # "no use pnpm not npm": a correction's "no" with no comma after it
 _NO_USE = lazy(rf"(?:^|(?<=[.!?\n]\s))(?:no|nope|nah)\s+(?=(?:just\s+)?use\s+(?P<y>{_PROG})\b)", re.I)
 # "we're using pnpm not npm": said as what the team does now
+_USE_VERB = frozenset(("nvm", "fnm", "mise", "asdf", "corepack", "rtx", "n", "nodenv", "volta", "sdk", "jenv", "rbenv"))
 _CODE = lazy(r"(`[^`\n]*`)")
 _USING = lazy(r"\b(?:we'?re|we are)\s+(?:only\s+)?using\b", re.I)
 
@@ -40,6 +41,14 @@ def _kin(x: str, y: str) -> bool:
     return bool(_FAMILY_OF.get(x.lower(), set()) & _FAMILY_OF.get(y.lower(), set()))
 
 
+def _run_on(m) -> bool:
+    """"dont use npm use bun" · "dont run npm run dev use the vscode task": a second order, not a subcommand"""
+    x = m["x"].lower()
+    if not _program(x) or x in _USE_VERB or " env" in m["a"].lower():
+        return False  # `nvm use 18`, `pnpm env use`: "use" is the program's own
+    return _program(m["y"]) or m["y"].lower() in ("the", "a", "an", "my", "our", "your", "this")
+
+
 def spoken(text: str) -> str:
     """``text`` with a typed rule's slips put right outside backticks; unchanged when it has none."""
     if "`" in text:
@@ -49,7 +58,7 @@ def spoken(text: str) -> str:
 
 def _unquoted(text: str) -> str:
     text = _TYPO.sub(lambda m: _TYPOS[m.group(0).lower()], text)
-    text = _RUN_ON.sub(lambda m: f"{m['a']}, {m['b']}" if _program(m["x"]) and _program(m["y"]) else m.group(0), text)
+    text = _RUN_ON.sub(lambda m: f"{m['a']}, {m['b']}" if _run_on(m) else m.group(0), text)
     text = _NO_THEN.sub(lambda m: f"{m['no']} {m['x']}, use {m['y']}" if _kin(m["x"], m["y"]) and
                         m["x"].lower() != m["y"].lower() else m.group(0), text)
     text = _NO_USE.sub(lambda m: "" if _program(m["y"]) else m.group(0), text)
