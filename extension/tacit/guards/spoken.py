@@ -31,6 +31,8 @@ _NO_USE = lazy(rf"(?:^|(?<=[.!?\n]\s))(?:no|nope|nah)\s+(?=(?:just\s+)?use\s+(?P
 _USE_VERB = frozenset(("nvm", "fnm", "mise", "asdf", "corepack", "rtx", "n", "nodenv", "volta", "sdk", "jenv", "rbenv"))
 _CODE = lazy(r"(`[^`\n]*`)")
 _USING = lazy(r"\b(?:we'?re|we are)\s+(?:only\s+)?using\b", re.I)
+_TYPO_HINTS = ("commi", "comit", "forb", "fobid", "stricly", "intead", "insted", "isntead")
+_LEADS_NO = lazy(r"(?:^|[.!?\n]\s?)(?:no|nope|nah)\s")
 
 
 def _program(word: str) -> bool:
@@ -57,12 +59,16 @@ def spoken(text: str) -> str:
 
 
 def _unquoted(text: str) -> str:
-    text = _TYPO.sub(lambda m: _TYPOS[m.group(0).lower()], text)
-    text = _RUN_ON.sub(lambda m: f"{m['a']}, {m['b']}" if _run_on(m) else m.group(0), text)
-    text = _NO_THEN.sub(lambda m: f"{m['no']} {m['x']}, use {m['y']}" if _kin(m["x"], m["y"]) and
-                        m["x"].lower() != m["y"].lower() else m.group(0), text)
-    text = _NO_USE.sub(lambda m: "" if _program(m["y"]) else m.group(0), text)
-    return _USING.sub("we use", text)
+    low = text.lower()  # each reading only where the words it needs are (most lessons have none)
+    if any(t in low for t in _TYPO_HINTS):
+        text = _TYPO.sub(lambda m: _TYPOS[m.group(0).lower()], text)
+    if low.count("use ") + low.count("using ") + low.count("run") >= 2:
+        text = _RUN_ON.sub(lambda m: f"{m['a']}, {m['b']}" if _run_on(m) else m.group(0), text)
+    if _LEADS_NO.search(low):
+        text = _NO_THEN.sub(lambda m: f"{m['no']} {m['x']}, use {m['y']}" if _kin(m["x"], m["y"]) and
+                            m["x"].lower() != m["y"].lower() else m.group(0), text)
+        text = _NO_USE.sub(lambda m: "" if _program(m["y"]) else m.group(0), text)
+    return _USING.sub("we use", text) if "using" in low else text
 
 
 # "give me commands with uv run not with python": an order, the way to run, then the way not to
