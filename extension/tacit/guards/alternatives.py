@@ -80,8 +80,8 @@ _KIN = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "npx": ("npx", "pnpx", "bunx"
 
 
 _BARE = lazy(r"\b(?:bare|raw|plain|direct|directly)\b", re.I)
-_BARE_USE = lazy(r"\b(?:use|always|(?P<via>via|through|using))\s+`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?(?:\s+run)?\b",
-                 re.I)
+_BARE_USE = lazy(r"\b(?:use|always|(?P<via>via|through|using))\s+`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?"
+                 r"(?:\s+run)?\b", re.I)
 # "`uv` for everything — never bare pytest": the wrapper said as what everything goes through
 _FOR_ALL = lazy(r"(?<![\w-])`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?\s+for\s+(?:everything|all\b)", re.I)
 

@@ -20,11 +20,12 @@ _TYPOS = {"commited": "committed", "comitted": "committed", "comited": "committe
 _TYPO = lazy(r"\b(?:" + "|".join(_TYPOS) + r")\b", re.I)
 _PROG = r"[A-Za-z][\w.+-]*"
 # "dont use npm use bun": two clauses with no comma between them
-_RUN_ON = lazy(rf"(?P<a>\b(?:{_DONT}|stop)\s+(?:use|using|run|running)\s+(?P<x>{_PROG})(?:\s+(?!(?:use|but|and|or|then|so|just|only|instead|please|pls|we|i|you)\b)[a-z][\w:-]*){{0,2}}?)\s+"
-               rf"(?P<b>(?:just\s+|only\s+)?use\s+(?P<y>{_PROG})\b)", re.I)
+_NOT_A_SUBWORD = r"(?!(?:use|but|and|or|then|so|just|only|instead|please|pls|we|i|you)\b)"
+_RUN_ON = lazy(rf"(?P<a>\b(?:{_DONT}|stop)\s+(?:use|using|run|running)\s+(?P<x>{_PROG})"
+               rf"(?:\s+{_NOT_A_SUBWORD}[a-z][\w:-]*){{0,2}}?)\s+(?P<b>(?:just\s+|only\s+)?use\s+(?P<y>{_PROG})\b)", re.I)
 # "no npm, pnpm" leading a sentence: the one not to use, then the one to use (a list says "or")
-_NO_THEN = lazy(rf"(?:^|(?<=[.!?\n]\s)|(?<=\n))(?P<no>no|nope)\s+(?P<x>{_PROG})\s*,\s*(?P<y>{_PROG})(?=\s*(?:$|[.;!\n]|instead\b|only\b|please\b))",
-                re.I)
+_NO_THEN = lazy(rf"(?:^|(?<=[.!?\n]\s)|(?<=\n))(?P<no>no|nope)\s+(?P<x>{_PROG})\s*,\s*(?P<y>{_PROG})"
+                r"(?=\s*(?:$|[.;!\n]|instead\b|only\b|please\b))", re.I)
 # "no use pnpm not npm": a correction's "no" with no comma after it
 _NO_USE = lazy(rf"(?:^|(?<=[.!?\n]\s))(?:no|nope|nah)\s+(?=(?:just\s+)?use\s+(?P<y>{_PROG})\b)", re.I)
 # "we're using pnpm not npm": said as what the team does now
@@ -72,8 +73,9 @@ def _unquoted(text: str) -> str:
 
 
 # "give me commands with uv run not with python": an order, the way to run, then the way not to
-_WITH_NOT = lazy(rf"(?:(?:please\s+|always\s+|only\s+|just\s+)*(?:give|run|write|execute|do|show|make|start|launch|call|"
-                 rf"invoke|install|test|build|deploy|use)\b[^,;]*?\s)?(?:with|using|via|through)\s+(?P<x>{_PROG}(?:\s+run)?)\s*,?\s+(?:and\s+)?not\s+"
+_WITH_NOT = lazy(r"(?:(?:please\s+|always\s+|only\s+|just\s+)*(?:give|run|write|execute|do|show|make|start|launch|"
+                 r"call|invoke|install|test|build|deploy|use)\b[^,;]*?\s)?"
+                 rf"(?:with|using|via|through)\s+(?P<x>{_PROG}(?:\s+run)?)\s*,?\s+(?:and\s+)?not\s+"
                  rf"(?:with|using|via|through)\s+(?P<y>{_PROG})(?:\s+(?:directly|anymore|any more))?", re.I)
 _COMMITS = r"(?:\s+(?:to|in|on|from)\s+(?:the\s+|your\s+|any\s+|my\s+)?(?:git\s+)?commits?(?:\s+messages?)?)"
 _PRS = r"(?:\s+(?:or|and|/)\s+(?:the\s+|any\s+)?(?:prs?|pull requests?))?"
