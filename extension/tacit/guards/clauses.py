@@ -24,7 +24,8 @@ _BULLET = lazy(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+
 _SYMBOLS = lazy(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
 # a markdown link reads as its text: "use [uv](https://…) instead of pip"
 _LINK = lazy(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
-_BOLD = lazy(r"\*\*(?!/)|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")  # "packages/**/dist", "**/gen": typed globs
+# "packages/**/dist", "**/gen": typed globs; "__pycache__/", "__init__.py": typed names, not bold
+_BOLD = lazy(r"\*\*(?!/)|(?<![\w`])__(?=\w)(?!\w+__(?:/|\.\w))|(?<=\w)__(?![\w`/]|\.\w)")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|seriously|trust me|"
@@ -40,7 +41,7 @@ _HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
     r"workspace|monorepo|app|team)(?!\s+root\b)|(?:in|within|inside) this (?:directory|folder|dir|package|subdirectory)|"
     r"(?:in )?here|for package management|during (?:local )?development|"
-    r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
+    r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|on (?:this|our) (?:project|repo|repository|codebase)|"
     r"as (?:the|our) package manager)\b", re.I)
 # "never commit directly" · "don't push your changes directly": straight to the shared branch, not any commit
 _DIRECT = lazy(r"\b((?:git\s+)?(?:commit|push)(?:es|ed|ing|s)?(?:\s+(?:(?:your|the|any)\s+)?(?:code|changes|work|anything))?"
@@ -267,6 +268,7 @@ _LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note 
                 r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|run|always|please|pls)\b)", re.I)
 
 _DOT_ARGUMENT = lazy(r"[\w/-]\s\.$")
+_GO_PACKAGES = lazy(r"\s(?:\.{1,2}/)?[\w./-]*/\.\.\.$")
 _DO_A = lazy(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", re.I)
 _SPACE_BEFORE = lazy(r"\s+([,;:])")
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
@@ -277,6 +279,7 @@ _EXCLUSIVELY = lazy(r"\buse\s+(\S+)\s+exclusively\b", re.I)
 def _tidy(s: str) -> str:
     s = s.strip()
     dot = s.endswith(".") and _DOT_ARGUMENT.search(s)  # "never run git checkout .": the dot is the argument
+    dots = s.endswith("/...") and _GO_PACKAGES.search(s)  # "never run go test ./...": a package pattern
     s = _LEAD_IN.sub("", s)
     s = _NEVER_SAID.sub(_never_said, s.strip())
     s = _SPOKEN_NEVER.sub(_spoken, s)
@@ -288,7 +291,7 @@ def _tidy(s: str) -> str:
     s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way
     s = _SPACE_BEFORE.sub(r"\1", s) if "," in s or ";" in s or ":" in s else s
     s = re.sub(r",\s*,", ",", s) if s.count(",") > 1 else s
-    s = _ENDS.sub("", s) + (" ." if dot else "")
+    s = _ENDS.sub("", s) + (" ." if dot else "...") if dot or dots else _ENDS.sub("", s)
     return _ACTION_WHEN.sub("", s)
 
 

@@ -16,7 +16,7 @@ from tacit.guards.words import _KNOWN_PROGRAMS
 _PROHIBIT_HEAD = lazy(
     r"(?:(?:things|what|actions?|commands?|operations?)\s+(?:to\s+)?(?:never|not to|to avoid|you must not)\b.*|"
     r"(?:never|don'?t|do not|must not)\s+(?:ever\s+)?(?:edit|modify|touch|change|delete|remove|commit|push to|run|use|"
-    r"call|install)\b(?:\s+[\w'-]+){0,4}|"
+    r"call|install|execute|invoke)\b(?:\s+[\w'-]+){0,4}|"
     r"(?:never|don'?ts?|do not|must not|forbidden|prohibited|banned|not allowed|disallowed|avoid|"
     r"hard (?:rules|limits|boundaries)|off[- ]limits)"
     r"(?:\s+(?:do|run|use|ever|do this|do these|do the following|actions?|commands?|operations?|"
@@ -24,10 +24,15 @@ _PROHIBIT_HEAD = lazy(
 _HEADING = lazy(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 # "Never edit these files" · "Do not modify": the verb the bullets are objects of
 _VERB_HEAD = lazy(r"(?:never|don'?t|do not|must not)\s+(?:ever\s+)?(?P<verb>edit|modify|touch|change|delete|remove|"
-                  r"commit|push to|run|use|call|install)\b.*", re.I)
+                  r"commit|push to|run|use|call|install|execute|invoke)\b.*", re.I)
+# "❌ ABSOLUTELY FORBIDDEN COMMANDS - NEVER USE": warning signs and an adverb before, halves joined by a dash
+_HEAD_LEAD = lazy(r"^[^\w`]*(?:(?:absolutely|strictly|critical(?:ly)?)\s+)?", re.I)
+# "- **Never edit these files**" then its bullets: the object points at what follows
+_POINTS = lazy(r"\b(?:these|those|the following|following|such|below)\b", re.I)
+_HEAD_HALVES = lazy(r"\s+[-\u2013\u2014]\s+")
 _LONE = lazy(r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<text>[^*_`|]{2,60}?)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*$")
 _BULLET = lazy(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+(?P<text>\S.*)$")
-_NEGATED = lazy(r"\b(?:never|not|no|don'?t|do not|avoid|forbidden|banned|prohibited)\b|n't\b", re.I)
+_NEGATED = lazy(r"\b(?:never|not|no|don'?t|do not|avoid|forbidden|banned|prohibited)\b(?!-)|n't\b", re.I)  # not `--no-verify`
 # "`dist/`" · "`src/gen/api.ts`" · "`*.lock`": a bullet that is one path
 _PATH_ITEM = lazy(r"`(?:[\w.*@~-]+/[\w.*@/-]*|[\w*-]*\.[\w.*-]+|\*[\w.*-]*)`\s*(?:[\u2014:(-].*)?")
 _CELL_PROHIBIT = lazy(r"(?:never|don'?t|do not|avoid|forbidden|banned|prohibited|not allowed|instead of|bad|wrong|"
@@ -50,6 +55,10 @@ class Layout:
     def _open(self, text: str) -> bool:
         """Whether a heading's text prohibits; remembers its verb ("## Never edit these files:")."""
         text = " ".join(clean_line(text).replace("*", "").split()).rstrip(":").strip()
+        halves = [_HEAD_LEAD.sub("", h) for h in _HEAD_HALVES.split(text)]
+        if len(halves) > 1 and all(_PROHIBIT_HEAD.fullmatch(h) for h in halves):
+            text = halves[-1]  # "FORBIDDEN COMMANDS - NEVER USE": the half that names the verb
+        text = _HEAD_LEAD.sub("", text)
         if not _PROHIBIT_HEAD.fullmatch(text):
             return False
         verb = _VERB_HEAD.fullmatch(text)
@@ -85,8 +94,9 @@ class Layout:
             if lead == "never" and _PATH_ITEM.fullmatch(item.strip()):
                 lead = "never edit"  # "- `dist/`" under "## Don'ts": a path, not a program
             return [line, f"{lead} {item}"]
-        if bullet and lone and self._open(text):
-            self.prohibit = True  # "- Never:" then indented bullets
+        if bullet and lone and self._open(text) and (line.rstrip("*_ ").endswith(":") or self.bare or self.lead == "never"
+                                                     or _POINTS.search(text)):
+            self.prohibit = True  # "- Never:" then indented bullets ("- **NEVER push to main**" is a rule of its own)
             return []
         if not bullet:
             self.prohibit = False  # a paragraph ends the list

@@ -329,7 +329,16 @@ def _path_pattern(part: str) -> str | None:
         return "*" + word  # "`.api` files": every file with that extension (and ".env" itself)
     if not looks and not (quoted and word.isupper() and len(word) >= 4 and word.isalpha()):
         return None  # a quoted bare word (`version`, `main`, `auth`) may be a field, a branch or a module
+    if quoted and word.startswith("/") and word.strip("/") and word.strip("/").split("/")[0] not in _SYSTEM_ROOTS:
+        return "." + word  # "`/prisma/migrations/` (DO NOT EDIT)": the project's folder, written from its root
     return word
+
+
+# the folders of a machine's root ("/etc/hosts" is the machine's file, "/prisma/" the project's)
+_SYSTEM_ROOTS = frozenset(("etc", "usr", "var", "tmp", "home", "opt", "bin", "sbin", "dev", "proc", "sys", "root", "mnt",
+                           "media", "srv", "boot", "lib", "lib32", "lib64", "snap", "private", "run", "nix", "Users",
+                           "Library", "System", "Applications", "Volumes", "Network", "cores", "workspace", "workspaces",
+                           "app", "data"))
 
 
 _ALIAS = {"i": "install", "ci": "install", "rm": "remove", "un": "uninstall", "up": "update", "ls": "list"}  # a job's words
