@@ -16,7 +16,7 @@ from tacit.guards.reason_words import (_HARM, _LETS, _MAY_HARM, CONSEQUENT_REASO
                                        without_harm)
 from tacit.guards.restate import said_as_run
 from tacit.guards.typed import _ASKED_NO, _asked_no, typed_cues
-from tacit.guards.words import _KNOWN_PROGRAMS, SAID_BEFORE_CUE, verb_of
+from tacit.guards.words import _KNOWN_PROGRAMS, RULE_VERBS, SAID_BEFORE_CUE, verb_of
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
@@ -132,8 +132,22 @@ _NEVER_SAID = lazy(r"\b(?:under no circumstances?|in no case|at no time)(?:\s+(?
                    r"(?:you|agents?|claude|the agent)(?:\s+ever)?)?(?:\s+(?:to|be allowed to)\b)?\s*,?|"
                    r"\bit(?:'s|\s+is)\s+(?:strictly\s+)?(?:forbidden|not allowed|prohibited|not permitted)\s+to|"
                    r"\bnever\s*,?\s+ever\b|\b(?:never|don'?t|do not)\s+(?:attempt|try)\s+to\b", re.I)
+# "Claude NEVER commits" · "the agent never runs `x`": what the agent never does, its verb said of it
+_AGENT_NEVER = lazy(r"^((?:(?:ai\s+)?agents?|the agent|claude|the assistant|codex|copilot)\s+(?:will\s+|should\s+|must\s+)?"
+                    r"never\s+)([a-z]+?)(?:es|s)\b", re.I)
+
+
+def _agent_never(m) -> str:
+    word = m.group(2).lower()
+    for verb in (word, word + "e"):
+        if verb in RULE_VERBS:
+            return m.group(1) + verb
+    return m.group(0)
+
+
 # "never hand-edit generated files: `a`, `b`": the list names the files
-_NOUN_COLON = lazy(r"\b(files?|folders?|directories|dirs|paths|outputs?|artifacts?)\s*:\s+(?=\x00\d+\x00)", re.I)
+_NOUN_COLON = lazy(r"\b(files?|folders?|directories|dirs|paths|outputs?|artifacts?|docs|documents|notes|reports|logs)\s*:\s+"
+                   r"(?=\x00\d+\x00)", re.I)
 # "… when making a commit or push": the action the rule's command belongs to, which the
 # matcher sees, not a condition it cannot
 _ACTION_WHEN = lazy(r"\s+(?:when|while)\s+(?:(?:making|doing|creating|running)\s+)?(?:a\s+|any\s+)?(?:git\s+)?"
@@ -282,6 +296,7 @@ def _tidy(s: str) -> str:
     dots = s.endswith("/...") and _GO_PACKAGES.search(s)  # "never run go test ./...": a package pattern
     s = _LEAD_IN.sub("", s)
     s = _NEVER_SAID.sub(_never_said, s.strip())
+    s = _AGENT_NEVER.sub(_agent_never, s)  # "Claude never commits": the agent's rule, "never commit"
     s = _SPOKEN_NEVER.sub(_spoken, s)
     s = _DO_A.sub(r"\1 run ", s)  # "never do a `git reset`"
     s = _AVOID.sub(_avoid, _SO_RULE.sub("", s.strip()))

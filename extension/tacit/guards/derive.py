@@ -14,6 +14,7 @@ from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
 from tacit.guards.not_rules import about_file_content, states_absence
+from tacit.guards.mixed_lists import mixed_specs
 from tacit.guards.or_asides import or_aside
 from tacit.guards.slash_lists import unslashed
 from tacit.guards.lists import command_list, either, placed_list, for_its_job, shared_target, verb_list
@@ -50,7 +51,7 @@ _EVEN_IF = lazy(r"(?<=[\w`*)])\s+(?=even\s+(?:if|when|though)\b)", re.I)
 # "never run `x` | breaks the lockfile" · "… / too slow": a pipe or a slash before a reason is a dash
 _BAR = lazy(r"\s+[|/]\s+(?=\S)")
 # "never run or suggest `terraform` commands": suggesting is no act a guard sees; running is
-_OR_SUGGEST = lazy(r"\b(run|use|execute)\s+(?:or|and|/)\s+(?:suggest|recommend|propose)\b", re.I)
+_OR_SUGGEST = lazy(r"\b(run|use|execute|used|run|executed)\s+(?:or|and|/)\s+(?:suggest|recommend|propose)(?:ed)?\b", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
@@ -137,7 +138,7 @@ _INSTALL_WITH = [lazy(p, re.I) for p in (
     r"libraries|anything))?",
 )]
 _SUDO = [lazy(p, re.I) for p in (
-    rf"{_DONT}\s+(?:use\s+|run\s+)?`?(?P<w>sudo|doas)`?(?:\s+for\s+(?:anything|any(?:thing)?\s+\w+))?",
+    rf"{_DONT}\s+(?:use\s+|run\s+)?`?(?P<w>sudo|doas|su)`?(?:\s+for\s+(?:anything|any(?:thing)?\s+\w+))?",
     rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
     r"(?:with|under|using|via|through|as)\s+`?(?P<w>sudo|doas)`?",
 )]
@@ -496,7 +497,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
             or branch_name_specs(sentence, because) or quoted_over(sentence, because, _run)
             or sole_tool_specs(sentence, because, lesson) or for_installing(sentence, because, own)
-            or flag_over(sentence, because, own))
+            or flag_over(sentence, because, own) or mixed_specs(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

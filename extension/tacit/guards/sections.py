@@ -10,7 +10,7 @@ import re
 
 from tacit.lazyre import lazy
 from tacit.guards.clauses import clean_line
-from tacit.guards.words import _KNOWN_PROGRAMS
+from tacit.guards.words import _KNOWN_PROGRAMS, verb_of
 
 # a heading (or a line alone that ends in a colon) that says what follows is not to be done
 _PROHIBIT_HEAD = lazy(
@@ -27,10 +27,14 @@ _VERB_HEAD = lazy(r"(?:never|don'?t|do not|must not)\s+(?:ever\s+)?(?P<verb>edit
                   r"commit|push to|run|use|call|install|execute|invoke)\b.*", re.I)
 # "❌ ABSOLUTELY FORBIDDEN COMMANDS - NEVER USE": warning signs and an adverb before, halves joined by a dash
 _HEAD_LEAD = lazy(r"^[^\w`]*(?:(?:absolutely|strictly|critical(?:ly)?)\s+)?", re.I)
+# "AI agents must not run:" · "Local / AI suggestions MUST NOT use": who, then a verb whose objects the bullets are
+_WHO_HEAD = lazy(r"[\w/ .-]{1,40}?\s+(?:must not|must never|should never|should not|may not|shall not|never)\s+(?:ever\s+)?"
+                 r"(?P<verb>edit|modify|touch|change|delete|remove|commit|run|use|call|install|execute|invoke)", re.I)
 # "- **Never edit these files**" then its bullets: the object points at what follows
 _POINTS = lazy(r"\b(?:these|those|the following|following|such|below)\b", re.I)
 _HEAD_HALVES = lazy(r"\s+[-\u2013\u2014]\s+")
 _LONE = lazy(r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<text>[^*_`|]{2,60}?)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*$")
+_GERUND = lazy(r"(?P<before>[^\w`]*)(?P<g>(?:force[- ])?[A-Za-z]+ing)\b")
 _BULLET = lazy(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+(?P<text>\S.*)$")
 _NEGATED = lazy(r"\b(?:never|not|no|don'?t|do not|avoid|forbidden|banned|prohibited)\b(?!-)|n't\b", re.I)  # not `--no-verify`
 # "`dist/`" · "`src/gen/api.ts`" · "`*.lock`": a bullet that is one path
@@ -59,6 +63,9 @@ class Layout:
         if len(halves) > 1 and all(_PROHIBIT_HEAD.fullmatch(h) for h in halves):
             text = halves[-1]  # "FORBIDDEN COMMANDS - NEVER USE": the half that names the verb
         text = _HEAD_LEAD.sub("", text)
+        who = _WHO_HEAD.fullmatch(text)
+        if who:  # "Local / AI suggestions MUST NOT use:": its bullets are what not to use
+            text = f"never {who.group('verb')}"
         if not _PROHIBIT_HEAD.fullmatch(text):
             return False
         verb = _VERB_HEAD.fullmatch(text)
@@ -93,6 +100,10 @@ class Layout:
             lead = self.lead
             if lead == "never" and _PATH_ITEM.fullmatch(item.strip()):
                 lead = "never edit"  # "- `dist/`" under "## Don'ts": a path, not a program
+            gerund = _GERUND.match(item) if lead == "never" else None
+            verb = verb_of(gerund.group("g")) if gerund else None
+            if verb:  # "- ❌ Skipping git hooks (`--no-verify`)" under "### Forbidden": never skip them
+                item = gerund.group("before") + verb + item[gerund.end("g"):]
             return [line, f"{lead} {item}"]
         if bullet and lone and self._open(text) and (line.rstrip("*_ ").endswith(":") or self.bare or self.lead == "never"
                                                      or _POINTS.search(text)):

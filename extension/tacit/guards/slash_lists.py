@@ -25,10 +25,17 @@ def _spelt(m) -> str | None:
     return ", ".join(items[:-1]) + f", or {items[-1]}"
 
 
+# "npm run dev/npm run build": a slash between two whole commands of one program
+_CMD_SLASH = lazy(r"(?P<a>\b(?P<prog>[a-z][\w.-]*)\s+[\w:-]+(?:\s+[\w:-]+)?)/(?=(?P=prog)\s)")
+
+
 def unslashed(clause: str) -> str | None:
     """``clause`` with "prog a/b/c" spelt out as "prog a, prog b, or prog c"; None when there is none."""
     if "/" not in clause:
         return None
+    joined = _CMD_SLASH.search(clause)
+    if joined and joined.group("prog") in _KNOWN_PROGRAMS:
+        return _CMD_SLASH.sub(r"\g<a> or ", clause)
     m = _SLASHED.search(clause)
     spelt = _spelt(m) if m else None
     return clause[:m.start()] + spelt + clause[m.end():] if spelt else None

@@ -62,9 +62,9 @@ _KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
     "mix", "elixir", "iex", "stack", "cabal", "ghc", "sbt", "lein", "clojure", "zig", "deno",
     "docker-compose", "compose", "sqlite3", "ffmpeg", "terraform", "tofu", "pulumi", "npm",
     "git-lfs", "dvc", "mlflow", "jupyter", "celery", "gunicorn", "uvicorn", "manage.py",
-    "next", "nuxt", "nuxi", "astro", "expo", "ng", "tauri", "storybook", "playwright", "cypress",
+    "next", "nuxt", "nuxi", "astro", "expo", "ng", "tauri", "storybook", "playwright", "cypress", "su",
 ))
-_SUDO_WORDS = frozenset(("sudo", "doas"))
+_SUDO_WORDS = frozenset(("sudo", "doas", "su"))
 _WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "dev", "trunk", "gh-pages"))
 _WELL_KNOWN_REMOTES = frozenset(("origin", "upstream"))
 # "shared branches" names no branch: the ones every project shares are main and master

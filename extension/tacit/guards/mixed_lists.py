@@ -1,0 +1,51 @@
+"""Two list forms the other readings leave: a list of tools some quoted and some not ("never use vim,
+nano, or `crontab -e`"), and an act with a kind of command after it ("never force push or use
+destructive git commands": the kind has no exact shape, the act has).
+
+``mixed_specs(clause, because, specs_of)`` returns the guards of every item (all or nothing) or of the
+act, or []; ``specs_of(text, because)`` is the caller's reading of one clause. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.lazyre import lazy
+from tacit.guards.words import _DONT, _KNOWN_PROGRAMS
+
+_USE_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<verb>use|run)\s+(?P<items>[^,;]+(?:\s*,\s*(?:or\s+|and\s+)?[^,;]+)+)", re.I)
+_ITEM = lazy(r"`[^`]+`|[a-z][\w.+-]*", re.I)
+# "… or use destructive git commands" · "or run any risky operations": a kind (a word no program's), no command
+_OR_KIND = lazy(rf"(?P<dont>{_DONT})\s+(?P<act>[a-z][\w -]*?)\s*,?\s+or\s+(?:use|run|execute)\s+(?:any\s+)?(?:other\s+)?"
+                r"(?P<kind>(?:[a-z][\w-]*\s+){1,3})(?:commands?|operations?)", re.I)
+
+
+def _tools(sentence: str, because: str, specs_of) -> list:
+    m = _USE_LIST.fullmatch(sentence)
+    if not m:
+        return []
+    items = [i.strip() for i in re.split(r"\s*,\s*(?:or\s+|and\s+)?|\s+(?:or|and)\s+", m.group("items")) if i.strip()]
+    quoted = [i.startswith("`") for i in items]
+    if len(items) < 2 or all(quoted) or not any(quoted) or not all(_ITEM.fullmatch(i) for i in items):
+        return []  # all quoted or none: the other readings' lists
+    if not all(i.lower() in _KNOWN_PROGRAMS for i, q in zip(items, quoted) if not q):
+        return []  # "never use globals, `eval` or `exec`": a word of code, no program
+    out: list = []
+    for item in items:
+        specs = specs_of(f"{m.group('dont')} {m.group('verb')} {item}", because)
+        if not specs:
+            return []
+        out.extend(s for s in specs if s not in out)
+    return out
+
+
+def _act_or_kind(sentence: str, because: str, specs_of) -> list:
+    m = _OR_KIND.fullmatch(sentence)
+    if not m or not set(m.group("kind").lower().split()) - _KNOWN_PROGRAMS:
+        return []  # "… or use git commands": every git command, a shape of its own
+    return specs_of(f"{m.group('dont')} {m.group('act')}", because)
+
+
+def mixed_specs(sentence: str, because: str, specs_of) -> list:
+    """The guards of a mixed list of tools, or of an act said before a kind of command."""
+    return _tools(sentence, because, specs_of) or _act_or_kind(sentence, because, specs_of)
