@@ -93,6 +93,13 @@ LINES = [
      ["W:docs/guide.md", "E:docs/index.md"]),
     ("Never run git commit/push/pull/merge/rebase\n",
      ["git commit -m x", "git push", "git pull", "git merge dev", "git rebase main"], ["git status", "git log"]),
+    # `cd` runs nothing a matcher sees: the folder is where no command runs (listing it from outside is fine)
+    ("Do not `cd` into `x`\n", ["cd x && npm test", "cd x/sub && make"], ["ls x", "npm test", "cd y && ls"]),
+    # the acts on the branch that have a shape (pushing, committing); switching and merging have none yet
+    ("never switch, merge, rebase, push, or commit to main\n", ["git push origin main", "git commit -m x @main"],
+     ["git push origin feature/x", "git commit -m x @feature/x"]),
+    ("Never merge locally to `main` and force-push\n", ["git push --force origin main"],
+     ["git push origin main", "git push --force origin feature/x"]),
 ]
 
 # bare lessons, as typed to an agent: (lesson, calls it stops, calls it lets through)
@@ -117,6 +124,7 @@ NOTHING = [
     # a word of code among quoted names is no tool
     "never use globals, `eval` or `exec`",
     "Do not push, pull, or rebase unless explicitly requested.",  # wesm/agentsview AGENTS.md: an exception
+    "never cd into ../other",  # outside the project: no folder of it
 ]
 
 

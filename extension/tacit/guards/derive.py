@@ -14,6 +14,7 @@ from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
 from tacit.guards.not_rules import about_file_content, states_absence
+from tacit.guards.cd_rules import cd_specs
 from tacit.guards.mixed_lists import mixed_specs
 from tacit.guards.or_asides import or_aside
 from tacit.guards.slash_lists import unslashed
@@ -320,8 +321,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]
-    if not _CMD_WORD.fullmatch(program) or program.isupper() and program.lower() in _SQL_HEADS:
-        return None  # "`DROP TABLE`" in a list of commands is a statement, not a program named DROP
+    if not _CMD_WORD.fullmatch(program) or program.isupper() and program.lower() in _SQL_HEADS or program == "cd":
+        return None  # "`DROP TABLE`" in a list of commands is a statement, not a program named DROP; `cd` runs none
     subs: list[str] = []
     flags: list[str] = []
     trailing: list[str] = []
@@ -497,7 +498,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
             or branch_name_specs(sentence, because) or quoted_over(sentence, because, _run)
             or sole_tool_specs(sentence, because, lesson) or for_installing(sentence, because, own)
-            or flag_over(sentence, because, own) or mixed_specs(sentence, because, own))
+            or flag_over(sentence, because, own) or mixed_specs(sentence, because, own)
+            or cd_specs(sentence, because))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

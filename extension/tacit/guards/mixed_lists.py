@@ -46,6 +46,29 @@ def _act_or_kind(sentence: str, because: str, specs_of) -> list:
     return specs_of(f"{m.group('dont')} {m.group('act')}", because)
 
 
+# "never switch, merge, rebase, push, or commit to main": git acts sharing one branch
+_GIT_ACT = r"(?:switch|merge|rebase|push|force[- ]push|commit|check\s?out)"
+_ACTS_TO = lazy(rf"(?P<dont>{_DONT})\s+(?P<acts>{_GIT_ACT}(?:\s*,\s*(?:or\s+|and\s+)?{_GIT_ACT}|\s+(?:or|and)\s+{_GIT_ACT})+)"
+                r"\s+(?:(?:directly|locally)\s+)?(?:to|into|on|onto)\s+(?P<branch>`[\w./-]+`|[\w./-]+)", re.I)
+# "Never merge locally to `main` and force-push": what is force-pushed is that branch
+_THEN_FORCE = lazy(rf"(?P<dont>{_DONT})\s+(?:merge|rebase|commit)\s+(?:locally\s+)?(?:to|into|on|onto)\s+"
+                   r"(?P<branch>`[\w./-]+`|[\w./-]+)\s*,?\s+and\s+(?:then\s+)?force[- ]?push", re.I)
+
+
+def _acts_to(sentence: str, because: str, specs_of) -> list:
+    m = _THEN_FORCE.fullmatch(sentence)
+    if m:
+        return specs_of(f"{m.group('dont')} force push to {m.group('branch')}", because)
+    m = _ACTS_TO.fullmatch(sentence)
+    if not m:
+        return []
+    out: list = []  # the acts that have a shape on a branch (push, commit); switching and merging have none
+    for act in re.findall(_GIT_ACT, m.group("acts"), re.I):
+        out.extend(s for s in specs_of(f"{m.group('dont')} {act} to {m.group('branch')}", because) if s not in out)
+    return out
+
+
 def mixed_specs(sentence: str, because: str, specs_of) -> list:
-    """The guards of a mixed list of tools, or of an act said before a kind of command."""
-    return _tools(sentence, because, specs_of) or _act_or_kind(sentence, because, specs_of)
+    """The guards of a mixed list of tools, of an act said before a kind of command, or of git acts on a branch."""
+    return (_tools(sentence, because, specs_of) or _act_or_kind(sentence, because, specs_of)
+            or _acts_to(sentence, because, specs_of))
