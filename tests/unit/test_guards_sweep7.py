@@ -100,6 +100,9 @@ LINES = [
      ["git push origin feature/x", "git commit -m x @feature/x"]),
     ("Never merge locally to `main` and force-push\n", ["git push --force origin main"],
      ["git push origin main", "git push --force origin feature/x"]),
+    # lucidfrontier45/tinys3cli AGENTS.md, "Strict Policy: No Commits": git's acts said as nouns
+    ("**Do not perform any git commits, pushes, or version control actions.** Your responsibility ends at preparing "
+     "the code changes.\n", ["git commit -m x", "git push"], ["go test ./...", "git status"]),
 ]
 
 # bare lessons, as typed to an agent: (lesson, calls it stops, calls it lets through)

@@ -68,7 +68,29 @@ def _acts_to(sentence: str, because: str, specs_of) -> list:
     return out
 
 
+# "Do not perform any git commits, pushes, or version control actions": git's acts said as nouns
+_NOUN = r"(?:commits|pushes|pulls|rebases)"
+_NOUN_ACTS = lazy(rf"(?P<dont>{_DONT})\s+(?:perform|make|do|create|run)\s+(?:any\s+)?(?:git\s+)?(?P<nouns>{_NOUN}"
+                  rf"(?:\s*,\s*(?:or\s+|and\s+)?(?:git\s+)?{_NOUN}|\s+(?:or|and)\s+(?:git\s+)?{_NOUN})*)"
+                  r"(?:\s*,?\s*(?:or|and)\s+(?:any\s+)?(?:other\s+)?(?:[a-z][\w-]*\s+){1,3}(?:actions?|operations?|commands?))?",
+                  re.I)
+_ONE = {"commits": "commit", "pushes": "push", "pulls": "pull", "rebases": "rebase"}
+
+
+def _noun_acts(sentence: str, because: str, specs_of) -> list:
+    m = _NOUN_ACTS.fullmatch(sentence)
+    if not m:
+        return []
+    out: list = []
+    for noun in re.findall(_NOUN, m.group("nouns"), re.I):
+        specs = specs_of(f"{m.group('dont')} {_ONE[noun.lower()]}", because)
+        if not specs:
+            return []
+        out.extend(s for s in specs if s not in out)
+    return out
+
+
 def mixed_specs(sentence: str, because: str, specs_of) -> list:
     """The guards of a mixed list of tools, of an act said before a kind of command, or of git acts on a branch."""
     return (_tools(sentence, because, specs_of) or _act_or_kind(sentence, because, specs_of)
-            or _acts_to(sentence, because, specs_of))
+            or _acts_to(sentence, because, specs_of) or _noun_acts(sentence, because, specs_of))
