@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
+from tacit.guards.lists import each
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS
 
 _USE_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<verb>use|run)\s+(?P<items>[^,;]+(?:\s*,\s*(?:or\s+|and\s+)?[^,;]+)+)", re.I)
@@ -30,13 +31,7 @@ def _tools(sentence: str, because: str, specs_of) -> list:
         return []  # all quoted or none: the other readings' lists
     if not all(i.lower() in _KNOWN_PROGRAMS for i, q in zip(items, quoted) if not q):
         return []  # "never use globals, `eval` or `exec`": a word of code, no program
-    out: list = []
-    for item in items:
-        specs = specs_of(f"{m.group('dont')} {m.group('verb')} {item}", because)
-        if not specs:
-            return []
-        out.extend(s for s in specs if s not in out)
-    return out
+    return each((f"{m.group('dont')} {m.group('verb')} {item}" for item in items), because, specs_of)
 
 
 def _act_or_kind(sentence: str, because: str, specs_of) -> list:
@@ -81,13 +76,8 @@ def _noun_acts(sentence: str, because: str, specs_of) -> list:
     m = _NOUN_ACTS.fullmatch(sentence)
     if not m:
         return []
-    out: list = []
-    for noun in re.findall(_NOUN, m.group("nouns"), re.I):
-        specs = specs_of(f"{m.group('dont')} {_ONE[noun.lower()]}", because)
-        if not specs:
-            return []
-        out.extend(s for s in specs if s not in out)
-    return out
+    nouns = re.findall(_NOUN, m.group("nouns"), re.I)
+    return each((f"{m.group('dont')} {_ONE[noun.lower()]}" for noun in nouns), because, specs_of)
 
 
 def mixed_specs(sentence: str, because: str, specs_of) -> list:

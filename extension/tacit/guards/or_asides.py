@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
+from tacit.guards.lists import each
 
 _OR_ASIDE = lazy(r"(?:or|nor)\s+(?P<items>`[^`]+`(?:\s*,\s*(?:or\s+)?`[^`]+`|\s+or\s+`[^`]+`)*)"
                  r"(?:\s*,?\s*(?:etc\.?|and so on|or similar|or the like))?", re.I)
@@ -25,10 +26,4 @@ def or_aside(rule: str, aside: str, because: str, read) -> list:
     head = _HEAD.fullmatch(rule.strip()) if rule else None
     if not m or not head:
         return []
-    out: list = []
-    for item in re.findall(r"`[^`]+`", m.group("items")):
-        specs = read(f"{head.group('head')}{item}", because)
-        if not specs:
-            return []
-        out.extend(s for s in specs if s not in out)
-    return out
+    return each((f"{head.group('head')}{item}" for item in re.findall(r"`[^`]+`", m.group("items"))), because, read)

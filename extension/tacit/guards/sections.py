@@ -13,23 +13,22 @@ from tacit.guards.clauses import clean_line
 from tacit.guards.words import _KNOWN_PROGRAMS, verb_of
 
 # a heading (or a line alone that ends in a colon) that says what follows is not to be done
+_HEAD_VERB = r"edit|modify|touch|change|delete|remove|commit|push to|run|use|call|install|execute|invoke"
 _PROHIBIT_HEAD = lazy(
     r"(?:(?:things|what|actions?|commands?|operations?)\s+(?:to\s+)?(?:never|not to|to avoid|you must not)\b.*|"
-    r"(?:never|don'?t|do not|must not)\s+(?:ever\s+)?(?:edit|modify|touch|change|delete|remove|commit|push to|run|use|"
-    r"call|install|execute|invoke)\b(?:\s+[\w'-]+){0,4}|"
+    rf"(?:never|don'?t|do not|must not)\s+(?:ever\s+)?(?:{_HEAD_VERB})\b(?:\s+[\w'-]+){{0,4}}|"
     r"(?:never|don'?ts?|do not|must not|forbidden|prohibited|banned|not allowed|disallowed|avoid|"
     r"hard (?:rules|limits|boundaries)|off[- ]limits)"
     r"(?:\s+(?:do|run|use|ever|do this|do these|do the following|actions?|commands?|operations?|"
     r"allowed|list|rules?|\(.*\)))*)\s*:?", re.I)
 _HEADING = lazy(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 # "Never edit these files" · "Do not modify": the verb the bullets are objects of
-_VERB_HEAD = lazy(r"(?:never|don'?t|do not|must not)\s+(?:ever\s+)?(?P<verb>edit|modify|touch|change|delete|remove|"
-                  r"commit|push to|run|use|call|install|execute|invoke)\b.*", re.I)
+_VERB_HEAD = lazy(rf"(?:never|don'?t|do not|must not)\s+(?:ever\s+)?(?P<verb>{_HEAD_VERB})\b.*", re.I)
 # "❌ ABSOLUTELY FORBIDDEN COMMANDS - NEVER USE": warning signs and an adverb before, halves joined by a dash
 _HEAD_LEAD = lazy(r"^[^\w`]*(?:(?:absolutely|strictly|critical(?:ly)?)\s+)?", re.I)
 # "AI agents must not run:" · "Local / AI suggestions MUST NOT use": who, then a verb whose objects the bullets are
-_WHO_HEAD = lazy(r"[\w/ .-]{1,40}?\s+(?:must not|must never|should never|should not|may not|shall not|never)\s+(?:ever\s+)?"
-                 r"(?P<verb>edit|modify|touch|change|delete|remove|commit|run|use|call|install|execute|invoke)", re.I)
+_WHO_HEAD = lazy(r"[\w/ .-]{1,40}?\s+(?:must not|must never|should never|should not|may not|shall not|never)\s+"
+                 rf"(?:ever\s+)?(?P<verb>{_HEAD_VERB})", re.I)
 # "- **Never edit these files**" then its bullets: the object points at what follows
 _POINTS = lazy(r"\b(?:these|those|the following|following|such|below)\b", re.I)
 _HEAD_HALVES = lazy(r"\s+[-\u2013\u2014]\s+")
