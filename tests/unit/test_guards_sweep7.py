@@ -103,6 +103,10 @@ LINES = [
     # lucidfrontier45/tinys3cli AGENTS.md, "Strict Policy: No Commits": git's acts said as nouns
     ("**Do not perform any git commits, pushes, or version control actions.** Your responsibility ends at preparing "
      "the code changes.\n", ["git commit -m x", "git push"], ["go test ./...", "git status"]),
+    # a second, smaller probe read after the fixes (find_string hit 71557855842): a script named "package" is
+    # that script, not "any package" (the guard was on every `npm run`)
+    ("  - Never push. Never run `npm run package`. Never set `AGENT_STREAM_LIVE`.\n", ["git push", "npm run package"],
+     ["npm run build", "npm run dev"]),
 ]
 
 # bare lessons, as typed to an agent: (lesson, calls it stops, calls it lets through)
@@ -128,6 +132,10 @@ NOTHING = [
     "never use globals, `eval` or `exec`",
     "Do not push, pull, or rebase unless explicitly requested.",  # wesm/agentsview AGENTS.md: an exception
     "never cd into ../other",  # outside the project: no folder of it
+    # find_string hit 831017912: a database schema's table, no file
+    "- Never modify `auth.users` directly",
+    # find_string hit 54913504487: "without flagging it" is a case the check cannot see, as "without asking"
+    "- Never modify `docs/PRD.md` or `docs/architecture.md` without flagging it — they are the source",
 ]
 
 

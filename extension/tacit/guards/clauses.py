@@ -82,6 +82,7 @@ _EXCEPTION = lazy(
     r"without\s+(?:(?:the|a|an|your|their|my|our|prior|explicit|express|written|manual|first|(?:maintainer|user|owner|"
     r"human|operator|team)(?:'?s)?)\s+){0,3}(?:approval|permission|consent|confirmation|sign[- ]?off|go-ahead|ok|okay|"
     r"authori[sz]ation|asking|checking|consulting|being (?:asked|told|instructed)|instructions?|requests?|agreement|"
+    r"flagging|notifying|telling|informing|discussing|mentioning|warning|"  # "without flagging it": a case, as asking
     r"review|(?:(?:a|any)\s+)?(?:(?:good|valid|strong|compelling)\s+)?(?:reason|justification)))\b", re.I)
 # a hedge or condition in the rule clause itself (or heading another clause)
 _HEDGE = lazy(

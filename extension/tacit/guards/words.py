@@ -189,8 +189,8 @@ def without_placeholders(words: list) -> list | None:
     after a word that narrows it ("new packages")."""
     out = list(words[:1])
     for i, w in enumerate(words[1:], 1):
-        if not placeholder(w):
-            out.append(w)
+        if not placeholder(w) or i == 2 and w.islower() and words[1].lower() in ("run", "run-script"):
+            out.append(w)  # `npm run package`: a script's name, not "any package"
         elif any(not x.startswith("-") and not placeholder(x) for x in words[i + 1:]) or \
                 words[i - 1].lower() in _MODIFIERS:
             return None
