@@ -16,7 +16,7 @@ from tacit.guards.reason_words import (_HARM, _LETS, _MAY_HARM, CONSEQUENT_REASO
                                        without_harm)
 from tacit.guards.restate import said_as_run
 from tacit.guards.typed import _ASKED_NO, _asked_no, typed_cues
-from tacit.guards.words import _KNOWN_PROGRAMS, SAID_BEFORE_CUE, verb_of
+from tacit.guards.words import _KNOWN_PROGRAMS, RULE_VERBS, SAID_BEFORE_CUE, verb_of
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
@@ -24,7 +24,8 @@ _BULLET = lazy(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+
 _SYMBOLS = lazy(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
 # a markdown link reads as its text: "use [uv](https://…) instead of pip"
 _LINK = lazy(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
-_BOLD = lazy(r"\*\*(?!/)|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")  # "packages/**/dist", "**/gen": typed globs
+# "packages/**/dist", "**/gen": typed globs; "__pycache__/", "__init__.py": typed names, not bold
+_BOLD = lazy(r"\*\*(?!/)|(?<![\w`])__(?=\w)(?!\w+__(?:/|\.\w))|(?<=\w)__(?![\w`/]|\.\w)")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|seriously|trust me|"
@@ -40,7 +41,7 @@ _HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
     r"workspace|monorepo|app|team)(?!\s+root\b)|(?:in|within|inside) this (?:directory|folder|dir|package|subdirectory)|"
     r"(?:in )?here|for package management|during (?:local )?development|"
-    r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
+    r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|on (?:this|our) (?:project|repo|repository|codebase)|"
     r"as (?:the|our) package manager)\b", re.I)
 # "never commit directly" · "don't push your changes directly": straight to the shared branch, not any commit
 _DIRECT = lazy(r"\b((?:git\s+)?(?:commit|push)(?:es|ed|ing|s)?(?:\s+(?:(?:your|the|any)\s+)?(?:code|changes|work|anything))?"
@@ -81,6 +82,7 @@ _EXCEPTION = lazy(
     r"without\s+(?:(?:the|a|an|your|their|my|our|prior|explicit|express|written|manual|first|(?:maintainer|user|owner|"
     r"human|operator|team)(?:'?s)?)\s+){0,3}(?:approval|permission|consent|confirmation|sign[- ]?off|go-ahead|ok|okay|"
     r"authori[sz]ation|asking|checking|consulting|being (?:asked|told|instructed)|instructions?|requests?|agreement|"
+    r"flagging|notifying|telling|informing|discussing|mentioning|warning|"  # "without flagging it": a case, as asking
     r"review|(?:(?:a|any)\s+)?(?:(?:good|valid|strong|compelling)\s+)?(?:reason|justification)))\b", re.I)
 # a hedge or condition in the rule clause itself (or heading another clause)
 _HEDGE = lazy(
@@ -131,8 +133,22 @@ _NEVER_SAID = lazy(r"\b(?:under no circumstances?|in no case|at no time)(?:\s+(?
                    r"(?:you|agents?|claude|the agent)(?:\s+ever)?)?(?:\s+(?:to|be allowed to)\b)?\s*,?|"
                    r"\bit(?:'s|\s+is)\s+(?:strictly\s+)?(?:forbidden|not allowed|prohibited|not permitted)\s+to|"
                    r"\bnever\s*,?\s+ever\b|\b(?:never|don'?t|do not)\s+(?:attempt|try)\s+to\b", re.I)
+# "Claude NEVER commits" · "the agent never runs `x`": what the agent never does, its verb said of it
+_AGENT_NEVER = lazy(r"^((?:(?:ai\s+)?agents?|the agent|claude|the assistant|codex|copilot)\s+(?:will\s+|should\s+|must\s+)?"
+                    r"never\s+)([a-z]+?)(?:es|s)\b", re.I)
+
+
+def _agent_never(m) -> str:
+    word = m.group(2).lower()
+    for verb in (word, word + "e"):
+        if verb in RULE_VERBS:
+            return m.group(1) + verb
+    return m.group(0)
+
+
 # "never hand-edit generated files: `a`, `b`": the list names the files
-_NOUN_COLON = lazy(r"\b(files?|folders?|directories|dirs|paths|outputs?|artifacts?)\s*:\s+(?=\x00\d+\x00)", re.I)
+_NOUN_COLON = lazy(r"\b(files?|folders?|directories|dirs|paths|outputs?|artifacts?|docs|documents|notes|reports|logs)\s*:\s+"
+                   r"(?=\x00\d+\x00)", re.I)
 # "… when making a commit or push": the action the rule's command belongs to, which the
 # matcher sees, not a condition it cannot
 _ACTION_WHEN = lazy(r"\s+(?:when|while)\s+(?:(?:making|doing|creating|running)\s+)?(?:a\s+|any\s+)?(?:git\s+)?"
@@ -267,6 +283,7 @@ _LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note 
                 r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|run|always|please|pls)\b)", re.I)
 
 _DOT_ARGUMENT = lazy(r"[\w/-]\s\.$")
+_GO_PACKAGES = lazy(r"\s(?:\.{1,2}/)?[\w./-]*/\.\.\.$")
 _DO_A = lazy(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", re.I)
 _SPACE_BEFORE = lazy(r"\s+([,;:])")
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
@@ -277,8 +294,10 @@ _EXCLUSIVELY = lazy(r"\buse\s+(\S+)\s+exclusively\b", re.I)
 def _tidy(s: str) -> str:
     s = s.strip()
     dot = s.endswith(".") and _DOT_ARGUMENT.search(s)  # "never run git checkout .": the dot is the argument
+    dots = s.endswith("/...") and _GO_PACKAGES.search(s)  # "never run go test ./...": a package pattern
     s = _LEAD_IN.sub("", s)
     s = _NEVER_SAID.sub(_never_said, s.strip())
+    s = _AGENT_NEVER.sub(_agent_never, s)  # "Claude never commits": the agent's rule, "never commit"
     s = _SPOKEN_NEVER.sub(_spoken, s)
     s = _DO_A.sub(r"\1 run ", s)  # "never do a `git reset`"
     s = _AVOID.sub(_avoid, _SO_RULE.sub("", s.strip()))
@@ -288,7 +307,7 @@ def _tidy(s: str) -> str:
     s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way
     s = _SPACE_BEFORE.sub(r"\1", s) if "," in s or ";" in s or ":" in s else s
     s = re.sub(r",\s*,", ",", s) if s.count(",") > 1 else s
-    s = _ENDS.sub("", s) + (" ." if dot else "")
+    s = _ENDS.sub("", s) + (" ." if dot else "...") if dot or dots else _ENDS.sub("", s)
     return _ACTION_WHEN.sub("", s)
 
 

@@ -12,6 +12,9 @@ _CODE_ROOTS = frozenset(("process", "window", "document", "navigator", "globalTh
                          "self", "this", "cls", "module", "exports", "import", "Object", "Array", "JSON",
                          "Math", "console", "req", "res", "request", "response", "ctx", "state", "props",
                          "location", "localStorage", "sessionStorage", "super"))
+# "never modify `auth.users` directly": a database schema's table (Supabase, Postgres, SQL Server), no file
+_DB_SCHEMAS = frozenset(("auth", "public", "realtime", "pg_catalog", "information_schema", "dbo", "graphql_public",
+                         "supabase_functions"))
 _MEMBER = lazy(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 
 
@@ -34,4 +37,4 @@ def code_object(pattern: str) -> bool:
     head, *rest = pattern.split(".")
     if rest[-1].lower() in _FILE_EXTS:
         return False
-    return head in _CODE_ROOTS or any(part[:1].islower() and not part.islower() for part in rest)
+    return head in _CODE_ROOTS or head in _DB_SCHEMAS or any(part[:1].islower() and not part.islower() for part in rest)

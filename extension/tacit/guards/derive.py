@@ -14,6 +14,10 @@ from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
 from tacit.guards.not_rules import about_file_content, states_absence
+from tacit.guards.cd_rules import cd_specs
+from tacit.guards.mixed_lists import mixed_specs
+from tacit.guards.or_asides import or_aside
+from tacit.guards.slash_lists import unslashed
 from tacit.guards.lists import command_list, either, placed_list, for_its_job, shared_target, verb_list
 from tacit.guards.push_rules import push_spec
 from tacit.guards.qualified import qualified_specs, tail_specs
@@ -49,7 +53,7 @@ _EVEN_IF = lazy(r"(?<=[\w`*)])\s+(?=even\s+(?:if|when|though)\b)", re.I)
 # "never run `x` | breaks the lockfile" · "… / too slow": a pipe or a slash before a reason is a dash
 _BAR = lazy(r"\s+[|/]\s+(?=\S)")
 # "never run or suggest `terraform` commands": suggesting is no act a guard sees; running is
-_OR_SUGGEST = lazy(r"\b(run|use|execute)\s+(?:or|and|/)\s+(?:suggest|recommend|propose)\b", re.I)
+_OR_SUGGEST = lazy(r"\b(run|use|execute|used|run|executed)\s+(?:or|and|/)\s+(?:suggest|recommend|propose)(?:ed)?\b", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
@@ -81,8 +85,8 @@ _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
 def _rule_text(clause_text: str) -> str:
     s = _INTERJECTION.sub("", _LABEL.sub("", clause_text.strip()))
     s = re.sub(r"\s*\([^()]*\)$", "", s) if s.endswith(")") else s  # a trailing aside: "(said on …)"
-    if s.endswith(".") and re.search(r"[^\s.]\s\.$", s):
-        return re.sub(r"^[,;:\s]+", "", s)  # "never run git checkout .": the dot is the argument
+    if s.endswith(".") and re.search(r"[^\s.]\s\.$|\s\.{0,2}/\.\.\.$", s):
+        return re.sub(r"^[,;:\s]+", "", s)  # "never run git checkout .", "go test ./...": the dots are the argument
     return _ENDS.sub("", s)
 
 
@@ -136,7 +140,7 @@ _INSTALL_WITH = [lazy(p, re.I) for p in (
     r"libraries|anything))?",
 )]
 _SUDO = [lazy(p, re.I) for p in (
-    rf"{_DONT}\s+(?:use\s+|run\s+)?`?(?P<w>sudo|doas)`?(?:\s+for\s+(?:anything|any(?:thing)?\s+\w+))?",
+    rf"{_DONT}\s+(?:use\s+|run\s+)?`?(?P<w>sudo|doas|su)`?(?:\s+for\s+(?:anything|any(?:thing)?\s+\w+))?",
     rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
     r"(?:with|under|using|via|through|as)\s+`?(?P<w>sudo|doas)`?",
 )]
@@ -272,9 +276,13 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
     for i, w in enumerate(words[1:], 2):
         if w.lower() in _STOP_WORDS:
             return None
-        if not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w) or w in (".", "./") and i == len(words)):
+        if not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w) or w in (".", "./") and i == len(words)
+                or i == len(words) and _GO_PATTERN.fullmatch(w)):
             return None
     return without_placeholders([words[0].lower()] + words[1:])
+
+
+_GO_PATTERN = lazy(r"(?:\.{1,2}/)?(?:[\w.-]+/)*\.\.\.")  # "go test ./...": every package below
 
 
 def _split_flag(flag: str) -> list[str]:
@@ -314,8 +322,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]
-    if not _CMD_WORD.fullmatch(program) or program.isupper() and program.lower() in _SQL_HEADS:
-        return None  # "`DROP TABLE`" in a list of commands is a statement, not a program named DROP
+    if not _CMD_WORD.fullmatch(program) or program.isupper() and program.lower() in _SQL_HEADS or program == "cd":
+        return None  # "`DROP TABLE`" in a list of commands is a statement, not a program named DROP; `cd` runs none
     subs: list[str] = []
     flags: list[str] = []
     trailing: list[str] = []
@@ -381,7 +389,9 @@ gate(_LEAD_LABEL, _OR_SUGGEST, _LABEL, _INTERJECTION, _EVEN_IF)  # tried on ever
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
                           r"(?:,?\s*(?:or|and)\s+(?P<tail>(?:(?:any|other)\s+)?[a-z][\w\s-]{{1,40}}|"
                           # "…, or anything that reads `.env`": a kind the named commands are of
-                          r"(?:anything|everything)\s+(?:else\s+)?(?:that|which)\s+.{{1,120}}))?"
+                          r"(?:anything|everything)\s+(?:else\s+)?(?:that|which)\s+.{{1,120}}|"
+                          # "…, or any command that modifies remote history": a kind, said with what it does
+                          r"(?:any|other)\s+(?:other\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,3}}\s+(?:that|which)\s+.{{1,120}}))?"
                           .format(d=_DONT), re.I)
 
 
@@ -419,6 +429,8 @@ _FORCE_PUSH_WORD = lazy(r"force[- ]?push(?:es|ing)?(?:\s+(?:anything|to\s+any\s+
 
 def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     """The guards one clause states: one, several ("never run `a` or `b`"), or none."""
+    if (spelt := unslashed(sentence)) is not None:  # "git commit/push/pull": each command
+        return _clause_specs(spelt, because, lesson)
     m = _COMMIT_ANY.fullmatch(sentence)
     if m and m.group("push"):
         return [GuardSpec(CommandMatch(("git",), ("commit",), (), True), because), GuardSpec(PushMatch(), because)]
@@ -487,7 +499,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
             or branch_name_specs(sentence, because) or quoted_over(sentence, because, _run)
             or sole_tool_specs(sentence, because, lesson) or for_installing(sentence, because, own)
-            or flag_over(sentence, because, own) or spoken_specs(sentence, because, own))
+            or flag_over(sentence, because, own) or mixed_specs(sentence, because, own)
+            or cd_specs(sentence, because) or spoken_specs(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
@@ -512,16 +525,19 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
         if states_absence(found[0].text):
             continue  # "There is no `node`, no `python3`": what a place lacks, not a rule
         ruled: list = []  # clauses that gave a rule: their pieces are no other reading
+        last = ""  # the rule clause before an aside: "never run `go build` (or `go install`)"
         for clause in found:
             if clause.reason and not clause.aside or any(clause.text in r for r in ruled):
                 continue
             rule = _rule_text(clause.text)
             if clause.aside:  # "`x.ts` (generated, do not edit)": an edit rule about the line's path, or examples
                 spec = _objectless_edit(rule, because, text)
-                specs_here = [spec] if spec else aside_examples(found[0].text, clause.text, because,
-                                                                   lambda t, why: _clause_specs(t, why, text))
+                specs_here = [spec] if spec else (
+                    aside_examples(found[0].text, clause.text, because, lambda t, why: _clause_specs(t, why, text))
+                    or or_aside(last, clause.text, because, lambda t, why: _clause_specs(t, why, text)))
             else:
                 specs_here = _clause_specs(rule, because, text)
+                last = rule if specs_here else ""
             specs_here = [s for s in specs_here if names_git_command(s, clause.text)]
             if not specs_here:
                 if placed_list(rule):

@@ -16,7 +16,7 @@ from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _targets
 
 # a git verb said alone runs itself (push is a PushMatch: remotes and branches are read)
-_VERB = r"(?:commit|push|pull|stash)"
+_VERB = r"(?:commit|push|pull|stash|rebase)"
 _OBJECT = r"(?:\s+(?:anything|changes|your changes|the changes|code|your work|(?:any\s+)?work))?"
 # "never push or pull" · "don't stash changes" · "never pull, push or commit"
 _VERBS = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?(?:git\s+)?(?P<verbs>{_VERB}{_OBJECT}"
@@ -73,6 +73,15 @@ _PUSH_TAGS = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?`?(?:git\s+)?push`?\s+(?:any\s
                   r"(?:\s+(?:to\s+(?:the\s+)?(?:remote|origin|upstream|github)))?", re.I)
 
 
+# "never use --no-verify on commits" · "don't pass --force to pushes": the git act the flag goes with
+_ON_ACTS = lazy(r"(?<=\S)\s+(?:on|for|with|to|in|when)\s+(?:(?:any|your|the|a|making|doing)\s+)?(?:git\s+)?"
+                r"(?P<act>commit|push)(?:s|es|ting|ing)?$", re.I)
+
+
+def _on_act(m) -> str:
+    return f" with git {m.group('act').lower()}"
+
+
 def git_verb_specs(clause: str, because: str, run=None) -> list:
     """The guards of a git rule said with verbs, a noun phrase or a flag;
     ``run`` reads "never run `<command>`" (derive's command reader)."""
@@ -106,7 +115,7 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
         return [GuardSpec(PushMatch(force_only=True), because)]
     if flag and _OWN_FLAG.fullmatch(flag) and flag not in _COMMON_FLAGS:
         return [GuardSpec(CommandMatch(("*",), (), (flag,), True), because)]  # any program's
-    m = _FLAG_WITH.fullmatch(clause)
+    m = _FLAG_WITH.fullmatch(_ON_ACTS.sub(_on_act, clause.replace("`", "")) if _ON_ACTS.search(clause) else clause)
     if m and run is not None and m.group("cmd").split()[0].lower() in _KNOWN_PROGRAMS:
         flags = [f for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f]
         out = [run(f"never use `{m.group('cmd')} {flag}`", because) for flag in flags]

@@ -236,6 +236,8 @@ class GuardSpec:
         """What a guard stops, in a few words."""
         m = self.match
         if isinstance(m, CommandMatch):
+            if m.programs == ("*",) and m.under and not m.flags:  # "do not `cd` into `x`"
+                return "any command run in " + ", ".join(m.under)
             if m.programs == ("*",):  # a flag of any program ("never use `--rerun-tasks`")
                 return "any command with " + " ".join(m.flags)
             words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)

@@ -23,7 +23,8 @@ _THINGS = (r"files?|code|sources?|modules?|scripts?|migrations?|tests?|snapshots
 _PATH_LESSONS = [lazy(p, re.I) for p in (
     # "do not edit generated files such as `src/gen/api.ts`": the examples named
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:(?:lock|dot)?files?|folders?|directories|"
-    r"dirs?|code|sources?|artifacts?|outputs?)\s*,?\s+(?:such as|like|e\.?g\.?,?|including|namely)\s+(?P<paths>.+?)"
+    r"dirs?|code|sources?|artifacts?|outputs?|docs?|documents?|notes|reports?|logs?|scripts?|configs?|templates?)"
+    r"\s*,?\s+(?:such as|like|e\.?g\.?,?|including|namely)\s+(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
     # "`dist/` must not be edited" · "files in `gen/` are generated and should never be modified"
     r"(?:(?:all\s+|the\s+)?(?:files|anything|everything|code|contents?)\s+(?:in|under|inside|within|of)\s+)?"
@@ -69,7 +70,7 @@ _NEW_FILES = lazy(rf"{_DONT}\s+(?:create|add|make|write)\s+(?:any\s+)?(?:more\s+
 
 # "Never create new `.html` files" · "do not create additional `.md` files": a kind of file, new ones only
 _NEW_KIND = lazy(rf"{_DONT}\s+(?:create|add|make|write)\s+(?:any\s+)?(?:more\s+)?(?:new|additional|extra)\s+"
-                 r"(?P<paths>`[^`]+`\s+files?)", re.I)
+                 r"(?P<paths>(?:`[^`]+`|\.[a-z][a-z0-9]{0,7})\s+files?)", re.I)  # "new .md files": typed unquoted too
 
 
 # "never write migrations by hand": the conventional folder of migrations

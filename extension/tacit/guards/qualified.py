@@ -146,6 +146,9 @@ def _command_and_flags(m, because: str, read) -> tuple:
         cmd = cmd.split()[0]
     if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
         return None, []
+    if not m.group("cmd").startswith("`"):  # "--no-verify on Git commits": git's commit, not a `Git commits` command
+        cmd = re.sub(r"^git\s+(commit|push)(?:s|es|ting|ing)$", r"git \1", cmd.lower(), flags=re.I) \
+            if re.fullmatch(r"git\s+(?:commit|push)(?:s|es|ting|ing)", cmd, re.I) else cmd
     base = read(f"never run `{cmd}`", because)
     if len(base) != 1 or not _commands(base) or base[0].match.flags or base[0].match.bare:
         return None, []

@@ -267,7 +267,8 @@ def _many_alternatives(clause: str, because: str, read) -> list:
 
 # "never commit sensitive data (.env files, credentials)": the examples in parentheses that are paths
 _GENERIC_OBJECT = lazy(rf"{_DONT}\s+(?P<verb>commit|add|stage|check in|edit|modify|touch|change|delete|remove)\s+"
-                       r"(?:any\s+|the\s+)?(?:[\w-]+\s+){0,2}(?:data|secrets?|credentials|files|artifacts|outputs?|code)", re.I)
+                       r"(?:any\s+|the\s+)?(?:[\w-]+\s+){0,2}(?:data|secrets?|credentials|files|artifacts|outputs?|code|keys|"
+                       r"certificates|certs|tokens|dumps|backups|binaries)", re.I)
 _PATH_LIKE = lazy(r"(?:\.[\w.-]+|[\w.-]*[/*][\w.*/-]*)(?:\s+(?:files?|folders?|directories|dirs?))?", re.I)
 
 

@@ -62,9 +62,9 @@ _KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
     "mix", "elixir", "iex", "stack", "cabal", "ghc", "sbt", "lein", "clojure", "zig", "deno",
     "docker-compose", "compose", "sqlite3", "ffmpeg", "terraform", "tofu", "pulumi", "npm",
     "git-lfs", "dvc", "mlflow", "jupyter", "celery", "gunicorn", "uvicorn", "manage.py",
-    "next", "nuxt", "nuxi", "astro", "expo", "ng", "tauri", "storybook", "playwright", "cypress",
+    "next", "nuxt", "nuxi", "astro", "expo", "ng", "tauri", "storybook", "playwright", "cypress", "su",
 ))
-_SUDO_WORDS = frozenset(("sudo", "doas"))
+_SUDO_WORDS = frozenset(("sudo", "doas", "su"))
 _WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "dev", "trunk", "gh-pages"))
 _WELL_KNOWN_REMOTES = frozenset(("origin", "upstream"))
 # "shared branches" names no branch: the ones every project shares are main and master
@@ -189,8 +189,8 @@ def without_placeholders(words: list) -> list | None:
     after a word that narrows it ("new packages")."""
     out = list(words[:1])
     for i, w in enumerate(words[1:], 1):
-        if not placeholder(w):
-            out.append(w)
+        if not placeholder(w) or i == 2 and w.islower() and words[1].lower() in ("run", "run-script"):
+            out.append(w)  # `npm run package`: a script's name, not "any package"
         elif any(not x.startswith("-") and not placeholder(x) for x in words[i + 1:]) or \
                 words[i - 1].lower() in _MODIFIERS:
             return None
@@ -329,7 +329,16 @@ def _path_pattern(part: str) -> str | None:
         return "*" + word  # "`.api` files": every file with that extension (and ".env" itself)
     if not looks and not (quoted and word.isupper() and len(word) >= 4 and word.isalpha()):
         return None  # a quoted bare word (`version`, `main`, `auth`) may be a field, a branch or a module
+    if quoted and word.startswith("/") and word.strip("/") and word.strip("/").split("/")[0] not in _SYSTEM_ROOTS:
+        return "." + word  # "`/prisma/migrations/` (DO NOT EDIT)": the project's folder, written from its root
     return word
+
+
+# the folders of a machine's root ("/etc/hosts" is the machine's file, "/prisma/" the project's)
+_SYSTEM_ROOTS = frozenset(("etc", "usr", "var", "tmp", "home", "opt", "bin", "sbin", "dev", "proc", "sys", "root", "mnt",
+                           "media", "srv", "boot", "lib", "lib32", "lib64", "snap", "private", "run", "nix", "Users",
+                           "Library", "System", "Applications", "Volumes", "Network", "cores", "workspace", "workspaces",
+                           "app", "data"))
 
 
 _ALIAS = {"i": "install", "ci": "install", "rm": "remove", "un": "uninstall", "up": "update", "ls": "list"}  # a job's words

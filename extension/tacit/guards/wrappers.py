@@ -310,6 +310,7 @@ _SUB_RUNNERS = {
     **dict.fromkeys(("poetry", "pipenv", "pdm", "rye", "hatch"),
                     (_POETRY_VALUE, ("run",), _python_module_or_tail, _POETRY_VALUE)),
     "pipx": (frozenset(), ("run",), _runner_tail, frozenset(("--spec", "--python", "--index-url", "--pip-args"))),
+    "bundle": (frozenset(), ("exec",), _runner_tail, frozenset(("--gemfile",))),  # `bundle exec rails db:drop`: rails runs
     **dict.fromkeys(("conda", "mamba", "micromamba"), (frozenset(), ("run",), _runner_tail, _CONDA_VALUE)),
 }
 
