@@ -1,0 +1,90 @@
+"""A session's launch environment (its host's PATH, home folder and credentials) lives only in the
+service's memory: never on disk, it may hold API keys. A job queued before the service restarted (here:
+one waiting for the daily budget when the user raised it, which restarts the service) is held until its
+session's next hook brings that environment back, instead of running with the environment of whichever
+hook started the new service; a session that never comes back gets its job run after
+``child_env_wait_seconds`` with the service's own, recorded on the run and told to the user.
+
+For real: the installed hook commands of two hosts, the service they start, a configured child command
+that records its environment, the budget in config.toml."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+from engine_helpers import write_config
+from test_service import alive
+from test_session_env import RECORDER, correction_session, host_hook
+from wait_helpers import wait_for
+
+from tacit.config import load_config
+from tacit.service import client
+from tacit.stores import jobs
+from tacit.stores.ledger import Ledger
+
+
+def configure(home: Path, recorder: Path, **settings) -> None:
+    write_config(home, child_command=f"{sys.executable} {recorder} {{prompt_file}}", **settings)
+
+
+def job_statuses(home: Path) -> list[str]:
+    with sqlite3.connect(home / "ledger.db") as db:
+        return [row[0] for row in db.execute("SELECT status FROM jobs WHERE session_id = 'codex-1'")]
+
+
+def a_codex_job_waiting_then_a_restart(tacit_env, tacit_home, tmp_path, wait: int):
+    """A Codex session's correction waits for the budget; the user raises the budget (the service
+    restarts: it reads config.toml once); a Claude Code hook starts the new service."""
+    out, recorder = tmp_path / "child-env.jsonl", tmp_path / "recorder.py"
+    recorder.write_text(RECORDER.format(out=str(out)))
+    configure(tacit_home, recorder, child_daily_tokens=5)
+    with Ledger(load_config(env=tacit_env)) as ledger, ledger.write() as conn:  # today's spend, over the budget
+        jobs.insert(conn, {"id": "spent-1", "kind": "review", "session_id": "earlier", "variables": {}})
+        jobs.finish(conn, "spent-1", "done", {"ok": True, "spend": {"tokens": 100}}, time.time())
+    codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home"), "OPENAI_API_KEY": "sk-codex-only"}
+    correction_session(codex, "codex", "codex-1")
+    wait_for(lambda: job_statuses(tacit_home) == ["waiting"], what="the correction to wait for the budget")
+    pid = client.status(str(tacit_home))["pid"]
+    configure(tacit_home, recorder, child_daily_tokens=0, child_env_wait_seconds=wait)
+    wait_for(lambda: not alive(pid), what="the service to restart on the config change")
+    claude = {**tacit_env, "ONLY_IN_CLAUDE": "1"}
+    host_hook(claude, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
+    return out, codex, claude
+
+
+def test_a_job_queued_before_a_restart_waits_for_its_sessions_environment(tacit_env, tacit_home, tmp_path):
+    out, codex, _ = a_codex_job_waiting_then_a_restart(tacit_env, tacit_home, tmp_path, wait=600)
+    home = str(tacit_home)
+    wait_for(lambda: client.status(home).get("jobs_held") == 1, what="the released job to be held")
+    time.sleep(1)
+    assert not out.exists()  # not run with the Claude Code hook's environment
+    assert job_statuses(tacit_home) == ["queued"]
+    # the Codex session's next hook brings its environment back: the job runs with it
+    host_hook(codex, "codex", "UserPromptSubmit", prompt="thanks", session_id="codex-1", cwd=tacit_env["HOME"])
+    [line] = wait_for(lambda: out.exists() and out.read_text().splitlines(), what="the held child")
+    child = json.loads(line)
+    assert child["OPENAI_API_KEY"] == "sk-codex-only" and child["ONLY_IN_CLAUDE"] is None
+    assert child["CODEX_HOME"] == codex["CODEX_HOME"] and child["TACIT_HOST"] == "codex"
+    assert client.status(home)["jobs_held"] == 0
+    wait_for(lambda: job_statuses(tacit_home) == ["done"], what="the job to finish")
+    for path in tacit_home.glob("ledger.db*"):  # the credential stayed in memory
+        assert b"sk-codex-only" not in path.read_bytes()
+
+
+def test_a_session_that_never_comes_back_gets_its_job_run_and_the_user_told(tacit_env, tacit_home, tmp_path):
+    out, codex, claude = a_codex_job_waiting_then_a_restart(tacit_env, tacit_home, tmp_path, wait=1)
+    [line] = wait_for(lambda: out.exists() and out.read_text().splitlines(), timeout=40, what="the fallback child")
+    child = json.loads(line)
+    assert child["CODEX_HOME"] == codex["CODEX_HOME"]  # its session's PATH and home folder were kept
+    assert child["OPENAI_API_KEY"] is None and child["ONLY_IN_CLAUDE"] == "1"  # the rest is the service's
+    wait_for(lambda: job_statuses(tacit_home) == ["done"], what="the job to finish")
+    records = [json.loads(r) for r in (tacit_home / "logs" / "children.jsonl").read_text().splitlines()]
+    [record] = [r for r in records if r.get("session_id") == "codex-1" and r.get("mode") == "agent"]
+    assert "sent no hook" in record["launch_env_fallback"]
+    reply = host_hook(claude, "claude-code", "UserPromptSubmit", prompt="hello", session_id="claude-1",
+                      cwd=tacit_env["HOME"]).decode()
+    assert "ran with the tacit service's environment" in reply
