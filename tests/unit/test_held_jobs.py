@@ -88,3 +88,33 @@ def test_a_session_that_never_comes_back_gets_its_job_run_and_the_user_told(taci
     reply = host_hook(claude, "claude-code", "UserPromptSubmit", prompt="hello", session_id="claude-1",
                       cwd=tacit_env["HOME"]).decode()
     assert "ran with the tacit service's environment" in reply
+
+
+def test_a_finished_child_leaves_another_sessions_waiting_job_to_the_service(tacit_env, tacit_home, tmp_path):
+    """Two sessions' corrections wait for the budget; once it allows, the service starts the older
+    one with its session's environment. Its runner, done, used to start the next waiting job itself,
+    with its own session's environment (the Codex key in a Claude Code child): the service does."""
+    out, recorder = tmp_path / "child-env.jsonl", tmp_path / "recorder.py"
+    recorder.write_text(RECORDER.format(out=str(out)))
+    configure(tacit_home, recorder, child_daily_tokens=5)
+    cfg = load_config(env=tacit_env)
+    with Ledger(cfg) as ledger, ledger.write() as conn:
+        jobs.insert(conn, {"id": "spent-1", "kind": "review", "session_id": "earlier", "variables": {}})
+        jobs.finish(conn, "spent-1", "done", {"ok": True, "spend": {"tokens": 100}}, time.time())
+    codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home"), "OPENAI_API_KEY": "sk-codex-only"}
+    claude = {**tacit_env, "ONLY_IN_CLAUDE": "1"}
+    correction_session(codex, "codex", "codex-1")
+    correction_session(claude, "claude-code", "claude-1")
+
+    def waiting() -> int:
+        with sqlite3.connect(tacit_home / "ledger.db") as db:
+            return db.execute("SELECT count(*) FROM jobs WHERE status = 'waiting'").fetchone()[0]
+
+    wait_for(lambda: waiting() == 2, what="both corrections to wait for the budget")
+    with Ledger(cfg) as ledger, ledger.write() as conn:  # the spend is forgiven: the budget allows again
+        jobs.finish(conn, "spent-1", "done", {"ok": True, "spend": {"tokens": 0}}, time.time())
+    lines = wait_for(lambda: out.exists() and len(out.read_text().splitlines()) == 2 and out.read_text().splitlines(),
+                     timeout=40, what="both children")
+    children = {c["TACIT_HOST"]: c for c in map(json.loads, lines)}
+    assert children["codex"]["OPENAI_API_KEY"] == "sk-codex-only" and children["codex"]["ONLY_IN_CLAUDE"] is None
+    assert children["claude-code"]["ONLY_IN_CLAUDE"] == "1" and children["claude-code"]["OPENAI_API_KEY"] is None
