@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -62,6 +63,9 @@ def test_a_job_queued_before_a_restart_waits_for_its_sessions_environment(tacit_
     wait_for(lambda: client.status(home).get("jobs_held") == 1, what="the released job to be held")
     time.sleep(1)
     assert not out.exists()  # not run with the Claude Code hook's environment
+    told = subprocess.run([sys.executable, "-m", "tacit", "service", "status"], env=tacit_env, capture_output=True,
+                          text=True, timeout=60).stdout
+    assert "1 background job(s) wait for their session's next hook" in told
     assert job_statuses(tacit_home) == ["queued"]
     # the Codex session's next hook brings its environment back: the job runs with it
     host_hook(codex, "codex", "UserPromptSubmit", prompt="thanks", session_id="codex-1", cwd=tacit_env["HOME"])

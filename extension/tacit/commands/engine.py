@@ -73,6 +73,9 @@ def _service(args, cfg) -> int:
                   f"up {result['uptime_seconds']:.0f} s, {result['events']} events, "
                   f"idle {result['idle_seconds']:.0f} s of {result['idle_exit_seconds']} s, "
                   f"memory {result['rss_kb'] // 1024} MB\nsocket: {result['socket']}")
+            if result.get("jobs_held"):  # tacit.service.launches
+                print(f"{result['jobs_held']} background job(s) wait for their session's next hook "
+                      "(the environment its agent was launched with)")
         else:
             print(f"tacit service not running (the next hook starts it)\nsocket: {result['socket']}")
         return 0
