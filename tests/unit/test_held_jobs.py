@@ -122,3 +122,26 @@ def test_a_finished_child_leaves_another_sessions_waiting_job_to_the_service(tac
     children = {c["TACIT_HOST"]: c for c in map(json.loads, lines)}
     assert children["codex"]["OPENAI_API_KEY"] == "sk-codex-only" and children["codex"]["ONLY_IN_CLAUDE"] is None
     assert children["claude-code"]["ONLY_IN_CLAUDE"] == "1" and children["claude-code"]["OPENAI_API_KEY"] is None
+
+
+def test_an_older_installs_session_gets_its_job_at_once(tacit_env, tacit_home, tmp_path):
+    """A hook client of an older install sends no environment: its session's jobs do not wait for
+    one that never comes, they start as that install's service would have started them."""
+    from test_service import raw_request
+
+    out, recorder = tmp_path / "child-env.jsonl", tmp_path / "recorder.py"
+    recorder.write_text(RECORDER.format(out=str(out)))
+    configure(tacit_home, recorder)
+    host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
+    where = {"session_id": "old-1", "cwd": tacit_env["HOME"]}
+    flow = [("SessionStart", {"source": "startup"}), ("UserPromptSubmit", {"prompt": "install the deps"}),
+            ("Stop", {"last_assistant_message": "I ran npm install."}),
+            ("UserPromptSubmit", {"prompt": "no, don't use npm here. we use pnpm in this repo"}),
+            ("Stop", {"last_assistant_message": "Switched to pnpm."})]
+    for n, (event, fields) in enumerate(flow):  # six header fields: no env=
+        reply = raw_request(tacit_home, f"TACIT1 hook 0.0.1+1 codex {event} e-old-{n}",
+                            json.dumps({**where, **fields}).encode())
+        assert reply.startswith(b"OK "), reply
+    [line] = wait_for(lambda: out.exists() and out.read_text().splitlines(), what="the older install's child")
+    assert json.loads(line)["TACIT_HOST"] == "codex"
+    assert client.status(str(tacit_home))["jobs_held"] == 0

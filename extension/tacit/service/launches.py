@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 
 from tacit.children.env import LAUNCH_FALLBACK as FALLBACK
 from tacit.log import log, log_exception
 from tacit.stores import jobs as job_rows, notices
+
+WITHOUT_KEPT = 1000  # sessions remembered as sending no environment
 
 
 class Launches:
@@ -25,6 +28,7 @@ class Launches:
         self.launcher = launcher  # the detached launcher: job (with its "launch_env") -> pid
         self.wait = max(0.0, float(cfg.settings.get("child_env_wait_seconds", 600)))
         self._held: dict[str, tuple[dict, float]] = {}  # job id -> (job, held since, monotonic)
+        self._without: OrderedDict[str, None] = OrderedDict()  # sessions whose hook client sends no environment
         self._lock = threading.Lock()
 
     def __call__(self, job: dict):
@@ -34,6 +38,8 @@ class Launches:
                 self._held.pop(job.get("id"), None)
             return self.launcher({**job, "launch_env": environ})
         with self._lock:
+            if job.get("session_id") in self._without:  # an older install's client: none will come
+                return self.launcher(job)
             new = job.get("id") not in self._held
             self._held.setdefault(job.get("id"), (job, time.monotonic()))
         if new:
@@ -45,6 +51,16 @@ class Launches:
     def held(self) -> list[str]:
         with self._lock:
             return list(self._held)
+
+    def sends_none(self, session_id: str) -> None:
+        """A hook of ``session_id`` came from a client that sends no environment (an older install's):
+        its jobs start with the service's own, as that install's service would have started them."""
+        with self._lock:
+            self._without[session_id] = None
+            self._without.move_to_end(session_id)
+            while len(self._without) > WITHOUT_KEPT:
+                self._without.popitem(last=False)
+        self.session_back(session_id)
 
     def session_back(self, session_id: str) -> None:
         """A hook of ``session_id`` brought its environment: its held jobs start now (on a thread of
@@ -63,7 +79,8 @@ class Launches:
         started = 0
         for job, since in held:
             try:
-                if self.engine.launch_env(job.get("session_id") or "") is not None:
+                if (self.engine.launch_env(job.get("session_id") or "") is not None
+                        or job.get("session_id") in self._without):
                     self(job)
                 elif now - since >= self.wait:
                     self._fallback(job, now - since)

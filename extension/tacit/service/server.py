@@ -362,7 +362,11 @@ class Service:
     def _remember(self, session_id: str, host: str, environ: dict | None) -> None:
         """The environment a session's host was launched with: its children's (kept in memory; of it,
         ``session_env`` goes with its jobs, for a launch from their ledger row)."""
-        if not session_id or environ is None:
+        if not session_id:
+            return
+        if environ is None:  # an older install's hook client: its jobs start as they always did
+            if self.launches is not None and self.engine.launch_env(session_id) is None:
+                self.launches.sends_none(session_id)
             return
         if self.engine.launch_env(session_id) != environ or SESSION_ENV not in self.engine.job_defaults(session_id):
             self.engine.set_launch_env(session_id, environ)  # once per session unless it changes
