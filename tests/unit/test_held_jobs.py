@@ -145,3 +145,17 @@ def test_an_older_installs_session_gets_its_job_at_once(tacit_env, tacit_home, t
     [line] = wait_for(lambda: out.exists() and out.read_text().splitlines(), what="the older install's child")
     assert json.loads(line)["TACIT_HOST"] == "codex"
     assert client.status(str(tacit_home))["jobs_held"] == 0
+    # one queued before this service knew the session's client sends none: started once it does
+    pid = client.status(str(tacit_home))["pid"]
+    configure(tacit_home, recorder, child_env_wait_seconds=600)  # a restart: the service forgets the session
+    wait_for(lambda: not alive(pid), what="the restart")
+    queued = {"id": "q-1", "kind": "review", "session_id": "old-1", "host": "codex", "cwd": tacit_env["HOME"],
+              "variables": {}, "created": time.time() - 120}
+    with Ledger(load_config(env=tacit_env)) as ledger, ledger.write() as conn:
+        jobs.insert(conn, queued)
+    host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
+    wait_for(lambda: client.status(str(tacit_home)).get("jobs_held") == 1, what="the stranded job to be held")
+    raw_request(tacit_home, "TACIT1 hook 0.0.1+1 codex UserPromptSubmit e-old-9", json.dumps({**where, "prompt": "ok"}).encode())
+    wait_for(lambda: client.status(str(tacit_home)).get("jobs_held") == 0, what="the held job to start")
+    time.sleep(6)  # a housekeeping tick later: still none held (it is not started again and again)
+    assert client.status(str(tacit_home))["jobs_held"] == 0

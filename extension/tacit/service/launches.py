@@ -38,10 +38,14 @@ class Launches:
                 self._held.pop(job.get("id"), None)
             return self.launcher({**job, "launch_env": environ})
         with self._lock:
-            if job.get("session_id") in self._without:  # an older install's client: none will come
-                return self.launcher(job)
-            new = job.get("id") not in self._held
-            self._held.setdefault(job.get("id"), (job, time.monotonic()))
+            without = job.get("session_id") in self._without  # an older install's client: none will come
+            new = not without and job.get("id") not in self._held
+            if without:
+                self._held.pop(job.get("id"), None)
+            else:
+                self._held.setdefault(job.get("id"), (job, time.monotonic()))
+        if without:
+            return self.launcher(job)
         if new:
             log(self.cfg, "info", "children", f"job {job.get('id')} waits for its session's environment "
                                               f"(session {job.get('session_id')}: no hook since this service started)")
