@@ -159,3 +159,19 @@ def test_an_older_installs_session_gets_its_job_at_once(tacit_env, tacit_home, t
     wait_for(lambda: client.status(str(tacit_home)).get("jobs_held") == 0, what="the held job to start")
     time.sleep(6)  # a housekeeping tick later: still none held (it is not started again and again)
     assert client.status(str(tacit_home))["jobs_held"] == 0
+
+
+def test_a_held_job_another_process_ran_is_held_no_longer(tacit_env, tacit_home, tmp_path):
+    out, recorder = tmp_path / "child-env.jsonl", tmp_path / "recorder.py"
+    recorder.write_text(RECORDER.format(out=str(out)))
+    configure(tacit_home, recorder)
+    queued = {"id": "q-2", "kind": "review", "session_id": "gone-1", "host": "codex", "cwd": tacit_env["HOME"],
+              "variables": {}, "created": time.time() - 120}
+    with Ledger(load_config(env=tacit_env)) as ledger, ledger.write() as conn:  # stranded by a killed service
+        jobs.insert(conn, queued)
+    host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
+    wait_for(lambda: client.status(str(tacit_home)).get("jobs_held") == 1, what="the stranded job to be held")
+    ran = subprocess.run([sys.executable, "-m", "tacit", "child", "run", "q-2", "--json"], env=tacit_env,
+                         capture_output=True, text=True, timeout=60)
+    assert json.loads(ran.stdout)["job_id"] == "q-2"
+    wait_for(lambda: client.status(str(tacit_home)).get("jobs_held") == 0, what="the held job to be let go")

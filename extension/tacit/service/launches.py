@@ -78,6 +78,7 @@ class Launches:
         """Start the held jobs whose session's environment is known now, and those held longer than the
         wait with the service's own; how many started."""
         now = time.monotonic() if now is None else now
+        self._forget_taken()
         with self._lock:
             held = list(self._held.values())
         started = 0
@@ -94,6 +95,21 @@ class Launches:
             except Exception as exc:  # noqa: BLE001 — the next tick tries again
                 log_exception(self.cfg, f"starting held job {job.get('id')}", exc)
         return started
+
+    def _forget_taken(self) -> None:
+        """Held jobs no longer queued (another process ran or finished them) are not held."""
+        ids = self.held
+        if not ids:
+            return
+        try:
+            with self.engine.ledger().read() as conn:
+                taken = [i for i in ids if (job_rows.load(conn, i) or {}).get("status") != "queued"]
+        except Exception as exc:  # noqa: BLE001 — held a tick longer
+            log_exception(self.cfg, "reading held jobs", exc)
+            return
+        with self._lock:
+            for job_id in taken:
+                self._held.pop(job_id, None)
 
     def _fallback(self, job: dict, waited: float) -> None:
         host = job.get("host") or "its host"
