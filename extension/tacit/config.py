@@ -67,6 +67,9 @@ DEFAULTS: dict = {
     "plugins": [],
     # the engine service and housekeeping (retention: docs/architecture.md)
     "service_idle_seconds": 900,
+    # a child job whose session's environment the service lost (it restarted) waits this long for that
+    # session's next hook before it runs with the service's own (docs/guide.md)
+    "child_env_wait_seconds": 600,
     "session_state_max_age_days": 7,
     "observation_retention_days": 90,
     "trash_retention_days": 30,

@@ -130,6 +130,7 @@ class Engine:
         self._agent_available: dict[str, bool] = {}
         self._job_defaults: OrderedDict[str, dict] = OrderedDict()
         self._launch_envs: OrderedDict[str, dict] = OrderedDict()  # never stored: it may hold credentials
+        self.on_launch_env = None  # callable(session_id): a session's environment came (the service's held jobs)
         self._patterns = None
         self._lock = threading.RLock()  # one foreground dispatch at a time
         # the caches below have their own lock, never held around a ledger write: a background
@@ -192,6 +193,8 @@ class Engine:
         with self._caches:
             _bounded_get(self._launch_envs, session_id, dict)
             self._launch_envs[session_id] = dict(environ)
+        if self.on_launch_env is not None:
+            self.on_launch_env(session_id)
 
     def launch_env(self, session_id: str) -> dict | None:
         """What ``set_launch_env`` gave this session (None: not known, this process's)."""

@@ -112,10 +112,15 @@ def test_it_exits_when_idle_and_leaves_no_process(tacit_env, tacit_home):
 
 
 def _raw_hook(home, identity: str, event: str = "SessionStart", body: bytes = b"{}") -> bytes:
+    return raw_request(home, f"TACIT1 hook {identity} claude-code {event} e-{time.time_ns()}", body)
+
+
+def raw_request(home, header: str, body: bytes = b"") -> bytes:
+    """``header`` and ``body`` to the service of ``home``; all it answers."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(10)
     sock.connect(socket_path(str(home)))
-    sock.sendall(f"TACIT1 hook {identity} claude-code {event} e-{time.time_ns()}\n".encode() + body)
+    sock.sendall(header.encode() + b"\n" + body)
     sock.shutdown(socket.SHUT_WR)
     data = b""
     while chunk := sock.recv(65536):

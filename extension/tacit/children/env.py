@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from tacit.stores.history import Actor
 
 SESSION_ENV = "host_env"  # the job variable holding ``session_env`` (``Engine.set_job_defaults``)
+# the job variable (and run record field) saying why its runner started without its session's environment
+LAUNCH_FALLBACK = "launch_env_fallback"
 
 
 def process_env(cfg, host: str | None = None, *, child: bool = False, project: str | None = None,

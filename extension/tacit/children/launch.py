@@ -7,6 +7,7 @@ Design notes: docs/design/children.md#tacitchildrenlaunch
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import time
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from tacit.children.allowed import ALONE
 from tacit.children.commands import agent_available
 from tacit.children.env import SESSION_ENV, process_env, spawn_detached
 from tacit.log import log_exception
-from tacit.paths import python_argv
+from tacit.paths import LOCK_NAME, python_argv, run_dir
 from tacit.privacy.exclusion import why_excluded
 from tacit.projects import project_for
 from tacit.stores import candidates, guard_files, history
@@ -123,8 +124,11 @@ def run_job_id(cfg, job_id: str) -> dict | None:
 
 
 def start_released(cfg, ledger: Ledger) -> list[str]:
-    """Start (detached) the waiting jobs the budget allows again. Never raises."""
+    """Start (detached) the waiting jobs the budget allows again, unless a service runs: it starts them,
+    each from its own session's environment (this runner has its own session's). Never raises."""
     try:
+        if service_runs(cfg):
+            return []
         ids = budget.release(cfg, ledger)
         launch = detached_launcher(cfg)
         for job_id in ids:
@@ -136,6 +140,22 @@ def start_released(cfg, ledger: Ledger) -> list[str]:
     except Exception as exc:  # noqa: BLE001
         log_exception(cfg, "starting waiting child jobs", exc)
         return []
+
+
+def service_runs(cfg) -> bool:
+    """A service holds this data folder's lock (``tacit.service.server``)."""
+    try:
+        fd = os.open(os.path.join(run_dir(cfg.state_dir_str), LOCK_NAME), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
 
 
 def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None, siblings=()) -> None:

@@ -20,7 +20,7 @@ from tacit.children import budget, integrity, orphans, rule_replies
 from tacit.children.commands import (
     default_model, NOTHING_TO_SAVE, REPLY_ONLY, agent_available, build_command, timeout_for,
 )
-from tacit.children.env import SESSION_ENV, process_env
+from tacit.children.env import LAUNCH_FALLBACK, SESSION_ENV, process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
 from tacit.children.output import parse_usage, reply_text
 from tacit.children.prompts import render_job_prompt
@@ -48,6 +48,8 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
     record = {"job_id": job.get("id"), "kind": kind, "host": host or job.get("learned_from"),
               "session_id": job.get("session_id"),
               "start": started}
+    if (job.get("variables") or {}).get(LAUNCH_FALLBACK):  # started without its session's environment
+        record[LAUNCH_FALLBACK] = job["variables"][LAUNCH_FALLBACK]
     try:
         use_agent = agent_available(cfg, host, kind) if agent is None else agent
         verdict = _verdict(cfg, job) if use_agent and not budget_checked else None

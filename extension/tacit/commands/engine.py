@@ -73,6 +73,9 @@ def _service(args, cfg) -> int:
                   f"up {result['uptime_seconds']:.0f} s, {result['events']} events, "
                   f"idle {result['idle_seconds']:.0f} s of {result['idle_exit_seconds']} s, "
                   f"memory {result['rss_kb'] // 1024} MB\nsocket: {result['socket']}")
+            if result.get("jobs_held"):  # tacit.service.launches
+                print(f"{result['jobs_held']} background job(s) wait for their session's next hook "
+                      "(the environment its agent was launched with)")
         else:
             print(f"tacit service not running (the next hook starts it)\nsocket: {result['socket']}")
         return 0
@@ -95,4 +98,10 @@ def _child_run(args, cfg) -> int:
     # names its actor for what it writes; anything else is the runner's
     with args.tacit.as_actor(Actor(kind="learner", name="child runner")).acting():
         record = run_job_id(cfg, args.job_id)
-    return 0 if record is None or record.get("ok") else 1
+    if record is None:  # no such job, or not queued (another runner took it): nothing to run
+        emit({"success": False, "job_id": args.job_id, "error": f"no queued job {args.job_id}"},
+             lambda o: f"tacit: {o['error']}")
+        return 1
+    emit({"success": bool(record.get("ok")), "job_id": args.job_id, "record": record},
+         lambda o: f"tacit: job {o['job_id']}: {o['record'].get('mode', '?')}, {'ok' if o['success'] else 'failed'}")
+    return 0 if record.get("ok") else 1

@@ -10,6 +10,7 @@ import threading
 
 from tacit.boundary import gate_outgoing
 from tacit.failures import LedgerUnavailable, describe_failure
+from tacit.handlers import guards_offline
 from tacit.handlers.context import user_context
 from tacit.hookspecs import ContextResult, Injection, Result
 from tacit.log import log_exception
@@ -42,6 +43,12 @@ def answer(engine, event, result_type: type[Result], exc: BaseException) -> Resu
     if isinstance(exc, LedgerUnavailable) and "locked" in str(exc).lower():
         _UNAPPLIED.flag = True
     result = result_type()
+    if event.kind == "tool_call":  # never unchecked: the guards kept in files
+        try:
+            return guards_offline.check(engine.cfg, event)
+        except Exception as again:  # noqa: BLE001
+            log_exception(engine.cfg, "guard check without the ledger", again)
+            return result
     if event.kind not in CONTEXT_KINDS or not isinstance(result, ContextResult):
         return result
     try:

@@ -18,6 +18,7 @@ from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
+from tacit.handlers import guards_offline
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
 from tacit.projects import common_dir, kept, project_for, read_gitdir_file
 from tacit.stores.file_memo import signature
@@ -157,7 +158,11 @@ class GuardChecker:
         state = ctx.state
         state.marks["guards.on"] = 1  # this session's calls are checked before they run
         project, cwd = self.place(ctx.cwd)
-        compiled = self.compiled(ctx.ledger, project)
+        try:
+            compiled = self.compiled(ctx.ledger, project)
+        except Exception as exc:  # noqa: BLE001 — the ledger failed under us: the guards kept in files
+            log.warning("guards: checking the guards kept in files: %s", exc)
+            return guards_offline.check(self.cfg, event)
         if not compiled.guards.guards:
             return None
         hits = self.hits(compiled, event, cwd)

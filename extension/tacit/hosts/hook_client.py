@@ -191,8 +191,9 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
     # the environment the host launched this hook with goes first: a child the service starts for this
     # session runs with its host's PATH and home folder, not with those of the hook that started it
     environ = b"\0".join(name + b"=" + value for name, value in posix.environ.items())
-    header = b" ".join((PROTOCOL, b"hook", code_identity(__version__).encode(), host.encode(),
-                        event.encode(), event_id.encode(), b"env=%d" % len(environ))) + b"\n" + environ
+    fields = (PROTOCOL, b"hook", code_identity(__version__).encode(), host.encode(), event.encode(), event_id.encode())
+    header = full = b" ".join((*fields, b"env=%d" % len(environ))) + b"\n" + environ
+    older = b" ".join(fields) + b"\n"  # what a service from before ``env=`` reads (it drops ``full`` unanswered)
     started = False
     server, ready = 0, None
     while time.monotonic() < deadline:
@@ -209,8 +210,13 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
                 started = True
                 if cached is not None:
                     return cached  # the service applies the spooled event first, once it is up
-            elif server and service_failed(server):
-                return None  # it could not start (read-only or full storage…): no point waiting
+            elif server:
+                done = service_exited(server)
+                if done:
+                    return None  # it could not start (read-only or full storage…): no point waiting
+                if done is not None:  # it left at once: the lock was held by one that was leaving; again
+                    started = False
+                    continue
             ready = wait_ready(ready, deadline)
             continue
         try:
@@ -232,7 +238,14 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
                 clear_fault(state)
                 return rest
             continue  # cut short: retry
-        return None  # MISMATCH (a newer install serves this folder) or ERR
+        if not reply and header is full:
+            header = older  # not a word: a service too old to read this header (or it died); asked as it reads
+            continue
+        if status == b"MISMATCH":  # an older install's service: it leaves (its work done), this client starts its own
+            exchange(folder, PROTOCOL + b" stop\n", max(0.05, min(0.5, deadline - time.monotonic())))
+            header = full
+            continue
+        return None  # ERR
     return None
 
 
@@ -467,14 +480,13 @@ def wait_ready(ready, deadline: float):
     return None
 
 
-def service_failed(pid: int) -> bool:
-    """The service we started has exited with a failure (exit 0 means another
-    instance holds the lock: then its socket is coming)."""
+def service_exited(pid: int):
+    """The exit status of the service we started (0: another instance held the lock), None while it runs."""
     try:
         done, status = posix.waitpid(pid, posix.WNOHANG)
     except OSError:
-        return False
-    return done == pid and status != 0
+        return None
+    return status if done == pid else None
 
 
 def in_process(host: str, event: str, event_id: str, payload: bytes, fault: str | None = None) -> bytes:

@@ -24,6 +24,7 @@ REPORTING = frozenset({"PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"
 INBOX = "inbox"
 WAIT_SECONDS = 2.0  # a foreground hook waits at most this long for its session's reports
 RESCAN_SECONDS = 0.5  # an idle applier looks at the inbox this often (files it was not handed)
+UNSENT = object()  # ``accept``'s environ when the report did not come from a hook client's header
 
 
 def session_in(data) -> str:
@@ -60,10 +61,10 @@ class Reports:
         self._thread.start()
 
     def accept(self, host: str, event: str, event_id: str, payload: bytes, *, later: bool = False,
-               environ: dict | None = None) -> bool:
+               environ=UNSENT) -> bool:
         """Spool one report; True when it is safe to acknowledge it now (``later``: an event the
-        engine could not apply yet, applied once it can be; ``environ``: its host's environment,
-        remembered for the session at once, never spooled)."""
+        engine could not apply yet, applied once it can be; ``environ``: its host's environment as its
+        hook client sent it (None: it sends none), remembered for the session at once, never spooled)."""
         if (event not in REPORTING and not later or self._thread is None or self._stopping or not event_id
                 or " " in event_id or " " in host or " " in event):
             return False
@@ -98,9 +99,9 @@ class Reports:
                 continue
             self._enqueue(path, host, event, event_id, payload)
 
-    def _enqueue(self, path, host, event, event_id, payload, environ=None) -> None:
+    def _enqueue(self, path, host, event, event_id, payload, environ=UNSENT) -> None:
         sid = session_in(loads(payload.decode("utf-8", "replace")))
-        if environ is not None and self._remember is not None:
+        if environ is not UNSENT and self._remember is not None:
             self._remember(sid, host, environ)
         with self._cond:
             self._known.add(path)

@@ -30,12 +30,14 @@ from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
 from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.service import context_cache, housekeeping
+from tacit.service.launches import Launches
 from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_in
 from tacit.stores.file_memo import signature
 
 TICK_SECONDS = 5.0
 SETTLE_SECONDS = 2.0  # start-up work waits at most this long for the first hook to be answered
+LOCK_WAIT_SECONDS = 15.0  # a new instance waits this long for one that is leaving
 WORKERS = 8  # threads answering hooks (the engine applies one event at a time; the rest wait in memory)
 
 
@@ -52,6 +54,7 @@ class Service:
         self.stop_reason = ""
         self._lock = threading.Lock()
         self.engine = None
+        self.launches: Launches | None = None  # the engine's launcher: jobs wait for their session's environment
         self.listener: socket.socket | None = None
         self.socket_inode = 0
         self.observer = None  # a watchdog Observer once the watchers run (tacit.service.watchers)
@@ -76,6 +79,9 @@ class Service:
             if not self._take_lock(lock_fd):
                 return 0  # another instance serves this folder
             self.engine = build_engine(self.cfg, "service")
+            if self.engine.launcher is not None:
+                self.launches = Launches(self.cfg, self.engine, self.engine.launcher)
+                self.engine.launcher, self.engine.on_launch_env = self.launches, self.launches.session_back
             # a third-party plugin's part of a session's context may not come from a file
             self.cacheable = set(self.engine.plugins) <= set(BUILTIN_PLUGINS)
             os.ftruncate(lock_fd, 0)
@@ -107,8 +113,9 @@ class Service:
         if _flock(fd):
             return True
         # held: by a live service or one still starting (then leave as soon as it
-        # listens), or one that is shutting down (then wait for its lock)
-        deadline = time.monotonic() + 3.0
+        # listens), or one that is shutting down (then wait for its lock: it finishes its
+        # hooks in flight and its reports first, an older install's leaving for a newer client too)
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
         while time.monotonic() < deadline:
             if _connectable(self.folder):
                 return False
@@ -216,11 +223,13 @@ class Service:
         tick = min(TICK_SECONDS, idle / 4)
         while not self.stopping.wait(tick):
             try:
-                if (self.in_flight == 0 and not self.reports.queued
+                if (self.in_flight == 0 and not self.reports.queued and not self._held()
                         and time.monotonic() - self.last_event > idle):
                     self.request_stop("idle")
                     return
                 housekeeping.tick(self.cfg, self.engine)
+                if self.launches is not None:
+                    self.launches.tick()
             except Exception as exc:  # noqa: BLE001
                 log_exception(self.cfg, "service housekeeping", exc)
 
@@ -244,6 +253,10 @@ class Service:
             elif kind == b"stop":
                 conn.sendall(b'{"stopping": true}\n')
                 self.request_stop("tacit service stop")
+            elif kind in (b"hook", b"rpc", b"search") and len(parts) > 2:  # a shape this version does not know:
+                # a newer client's (this service leaves for it), never left unanswered
+                conn.sendall(b"ERR unknown request\n" if self._serves(parts[2].decode("utf-8", "replace"))
+                             else b"MISMATCH\n")
         except (BrokenPipeError, ConnectionResetError, socket.timeout):
             pass  # the client gave up (its bound passed): a spooled report is applied all the same
         except Exception as exc:  # noqa: BLE001 — one bad connection never stops the service
@@ -349,7 +362,11 @@ class Service:
     def _remember(self, session_id: str, host: str, environ: dict | None) -> None:
         """The environment a session's host was launched with: its children's (kept in memory; of it,
         ``session_env`` goes with its jobs, for a launch from their ledger row)."""
-        if not session_id or environ is None:
+        if not session_id:
+            return
+        if environ is None:  # an older install's hook client: its jobs start as they always did
+            if self.launches is not None and self.engine.launch_env(session_id) is None:
+                self.launches.sends_none(session_id)
             return
         if self.engine.launch_env(session_id) != environ or SESSION_ENV not in self.engine.job_defaults(session_id):
             self.engine.set_launch_env(session_id, environ)  # once per session unless it changes
@@ -387,6 +404,9 @@ class Service:
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "service rpc session", exc)
 
+    def _held(self) -> int:
+        return len(self.launches.held) if self.launches is not None else 0
+
     def _touch(self) -> None:
         self.last_event = time.monotonic()
         self.events += 1
@@ -400,6 +420,7 @@ class Service:
                 "idle_exit_seconds": self.cfg.service_idle_seconds,
                 "max_rss_kb": usage.ru_maxrss, "rss_kb": _rss_kb(), "threads": threading.active_count(),
                 "reports_queued": self.reports.queued if self.reports else 0, "connections_cut": self.cut,
+                "jobs_held": self._held(),
                 "connections_open": len(self.reader.open) if self.reader else 0,
                 "watching": self.observer is not None}
 

@@ -42,6 +42,17 @@ def finish(conn, job_id: str, status: str, record: dict, now: float, *, unless_w
                  (status, now, json.dumps(record, ensure_ascii=False, default=str), job_id))
 
 
+def note_variables(conn, job_id: str, values: dict) -> bool:
+    """Add ``values`` to a queued job's variables (what its runner records); False when it is not queued."""
+    row = conn.execute("SELECT variables FROM jobs WHERE id = ? AND status = 'queued'", (job_id,)).fetchone()
+    if row is None:
+        return False
+    variables = loads(row[0])
+    variables = {**(variables if isinstance(variables, dict) else {}), **values}
+    conn.execute("UPDATE jobs SET variables = ? WHERE id = ?", (json.dumps(variables, ensure_ascii=False), job_id))
+    return True
+
+
 def queued_siblings(conn, job: dict, window: float) -> list[str]:
     """Other kinds of job the same session queued within ``window`` seconds of ``job``."""
     return [r[0] for r in conn.execute(
