@@ -59,6 +59,7 @@ class Recipe:
     drop: Callable[[str], bool] | None = None  # drop hand-built features by name
     lesson_mix: str | None = None  # how the lesson score is made (None: its own scorer)
     shape_models: tuple | None = ("correction",)  # the scorers trained with the word shapes (None: all)
+    form_models: tuple | None = ("lesson",)  # the scorers trained with the form n-grams (None: all)
 
 
 def train(samples, hyper, min_count, seed):
@@ -190,9 +191,12 @@ def run_once(data: Data, recipe: Recipe, seed: int, salt: str) -> dict:
 
 
 def _shapes_for(name: str, recipe: Recipe, samples):
-    if recipe.shape_models is None or name in recipe.shape_models:
-        return samples
-    return [({n: v for n, v in f.items() if not n.startswith("sh:")}, y, w) for f, y, w in samples]
+    """The samples with the feature families (word shapes, form n-grams) this scorer is trained on."""
+    if recipe.shape_models is not None and name not in recipe.shape_models:
+        samples = T.without(samples, "sh:")
+    if recipe.form_models is not None and name not in recipe.form_models:
+        samples = T.without(samples, "fw:")
+    return samples
 
 
 def _synth_features(data: Data, recipe: Recipe):
@@ -276,6 +280,9 @@ def _hyper(**kw) -> dict:
 
 VARIANTS: dict[str, Callable[[], Recipe]] = {
     "shipped": Recipe,
+    "no-form": lambda: _with(form_models=()),  # as shipped before the form n-grams
+    "form-all": lambda: _with(form_models=None),
+    "form-correction+lesson": lambda: _with(form_models=("correction", "lesson")),
     "shape-all": lambda: _with(shape_models=None),
     "shape-correction+durable": lambda: _with(shape_models=("correction", "durable", *CATEGORIES)),
     "no-shape": lambda: _with(drop=lambda n: n.startswith("sh:")),  # as shipped before the word shapes

@@ -257,27 +257,42 @@ def session_context(data: Data) -> list[str]:
     return [f"  {k:40s} {a:4d} lessons / {n:4d} rows = {a / n:.2f}" for k, (a, n) in tally.items()]
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lever", nargs="*", default=["gbdt", "rank", "reply-cues", "session", "session-context"])
+def cli(description: str, levers: list[str], argv=None):
+    """(``--lever`` / ``--runs`` arguments, the tune data), or None when the data is absent."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--lever", nargs="*", default=levers)
     parser.add_argument("--runs", nargs="*", default=["7:fold", "11:fold2"], help="seed:fold-salt")
     args = parser.parse_args(argv)
     if not T.real_data.available():
         print(f"SKIP: no real data at {T.real_data.data_dir()}")
+        return None
+    return args, Data()
+
+
+def main(argv=None) -> int:
+    parsed = cli(__doc__.splitlines()[0], ["gbdt", "rank", "reply-cues", "session", "session-context"], argv)
+    if parsed is None:
         return 0
-    data = Data()
+    args, data = parsed
     if "session-context" in args.lever:
         print("session context (tune rows found in sessions.jsonl):", *session_context(data), sep="\n")
+    report(args.runs, lambda seed, salt: run_levers(data, args.lever, seed, salt))
+    return 0
+
+
+def report(runs: list[str], one_run, width: int = 32, each: bool = False) -> None:
+    """Run ``one_run(seed, salt) -> {lever: (corr, hl)}`` per ``seed:salt`` and print each lever's mean."""
     results: dict[str, list] = defaultdict(list)
-    for run in args.runs:
+    for run in runs:
         seed, salt = run.split(":")
-        for name, pair in run_levers(data, args.lever, int(seed), salt + ":").items():
+        for name, pair in one_run(int(seed), salt + ":").items():
             results[name].append(pair)
+            if each:
+                print(f"  [{run}] {name:{width}s} corr {pair[0]:.3f} hl {pair[1]:.3f}", flush=True)
     for name, pairs in results.items():
         c, le = ([p[i] for p in pairs] for i in (0, 1))
-        print(f"{name:32s} corr best P@R>=.55 {statistics.mean(c):.3f} {[round(x, 3) for x in c]} | "
+        print(f"{name:{width}s} corr best P@R>=.55 {statistics.mean(c):.3f} {[round(x, 3) for x in c]} | "
               f"lessons @<=30% {statistics.mean(le):.3f} {[round(x, 3) for x in le]}", flush=True)
-    return 0
 
 
 if __name__ == "__main__":

@@ -86,7 +86,18 @@ def _handbuilt_names_of_the_projects_own_examples() -> set[str]:
             if line.strip():
                 row = json.loads(line)
                 names |= set(user_features(read(row["text"], row.get("prev_assistant"))))
-    return {n for n in names if not n.startswith(("w=", "b=", "first=", "first2=", "last="))}
+    return {n for n in names if not n.startswith(("w=", "b=", "first=", "first2=", "last=", "fw:"))}
+
+
+def test_form_ngrams_keep_the_function_words_and_drop_the_topic():
+    """Two messages of one form about different projects share every form n-gram (``fw:``)."""
+    def form(text, prev=None):
+        return {n: round(v, 6) for n, v in user_features(read(text, prev)).items() if n.startswith("fw:")}
+    a = form("why did you change the login handler again", "I updated the handler.")
+    assert a == form("why did you change the parser config again", "I updated the config.")
+    assert {"fw:first2=why_did", "fw:b=did_you", "fw:b=~_again", "fw:last=again"} <= set(a)
+    assert not any("login" in n or "handler" in n for n in a)
+    assert a != form("please change the login handler")
 
 
 def test_the_hand_built_features_the_extractor_produces_have_shipped_weights():

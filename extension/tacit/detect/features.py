@@ -81,6 +81,20 @@ _SHAPES = {
 _SHAPES_IN_CONTEXT = frozenset(("neg", "instead", "again", "wrong", "should", "i-meant", "still"))
 _YOU_WORDS = frozenset(("you", "your", "youre", "youve", "u"))
 _OBJECT_WORDS = frozenset(("the", "a", "an", "all", "this", "that", "these", "those", "my", "it", "them", "any"))
+#: closed-class words the form n-grams (``fw:``) keep; every other word becomes "~", so "you ~ ~
+#: again" is shared by every project (issue 22, seventh round: chosen out of fold on the tune split)
+FORM_WORDS = frozenset("""
+i me my mine we us our you your yours it its they them their he she this that these those there here
+a an the some any all every each no not nor never none nothing dont didnt doesnt isnt wasnt arent cant
+wont shouldnt wouldnt havent hasnt im ive id youre youve youd thats theres lets
+am is are was were be been being do does did done have has had will would shall should can could may
+might must need needs want wanted meant mean said say told ask asked
+and or but so if then than because as of to in on at by for from with without about into over under
+again still already just only also too instead rather actually really please thanks thank ok okay
+yes yeah yep nope wait stop why what how when where which who whom whose
+use using used try tried make made keep change changed revert undo remove add fix fixed work works
+working wrong right correct same other another always first before after now like #num
+""".split())
 #: the n-gram features of a message share this much weight (each gets NGRAM_MASS / sqrt(count)),
 #: so a long message does not outweigh the hand-built cues by its length alone
 NGRAM_MASS = 2.0
@@ -168,6 +182,7 @@ def _text_features(reading: MessageReading, f: dict[str, float]) -> int:
         f["first=" + tokens[0]] = 1.0
         f["first2=" + "_".join(tokens[:2])] = 1.0
         f["last=" + tokens[-1]] = 1.0
+        _form_features(tokens, view, grams, f)
     f["len" + bucket(n, (2, 5, 10, 20, 40, 80))] = 1.0
     focus = reading.focus
     flags(f, (("lines>=4", focus.count("\n") >= 3),
@@ -178,6 +193,19 @@ def _text_features(reading: MessageReading, f: dict[str, float]) -> int:
                ("shouting", len(_UPPER_WORD.findall(focus[:600])) >= 2), ("not-english", not reading.english),
                ("code-or-path", bool(_CODE_OR_PATH.search(focus)))))
     return n
+
+
+def _form_features(tokens: list[str], view: list[str], grams: set[str], f: dict[str, float]) -> None:
+    """The word n-grams again with every word outside ``FORM_WORDS`` as "~" (``fw:``): the
+    message's form without its topic (a collapsed n-gram sums the values of its sources)."""
+    def form(t: str) -> str:
+        return t if t in FORM_WORDS else "~"
+    value = NGRAM_MASS / len(grams) ** 0.5
+    names = [f"fw:w={form(t)}" for t in set(view)] + [f"fw:b={form(a)}_{form(b)}" for a, b in set(zip(view, view[1:]))]
+    for name in names:
+        f[name] = f.get(name, 0.0) + value
+    f["fw:first=" + form(tokens[0])] = f["fw:last=" + form(tokens[-1])] = 1.0
+    f["fw:first2=" + "_".join(form(t) for t in tokens[:2])] = 1.0
 
 
 def _cue_features(reading: MessageReading, f: dict[str, float], n: int) -> bool:
