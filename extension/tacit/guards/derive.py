@@ -18,6 +18,7 @@ from tacit.guards.cd_rules import cd_specs
 from tacit.guards.mixed_lists import mixed_specs
 from tacit.guards.or_asides import or_aside
 from tacit.guards.slash_lists import unslashed
+from tacit.guards.unknown_cli import named_cli
 from tacit.guards.lists import command_list, either, placed_list, for_its_job, shared_target, verb_list
 from tacit.guards.push_rules import push_spec
 from tacit.guards.qualified import qualified_specs, tail_specs
@@ -269,7 +270,8 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
             return None
         return without_placeholders(words) if words else None
     words = cmd.split()
-    if not words or words[0].lower() not in _KNOWN_PROGRAMS and not (script and _SCRIPT_PATH.fullmatch(words[0])):
+    if not words or words[0].lower() not in _KNOWN_PROGRAMS and not (
+            script and (_SCRIPT_PATH.fullmatch(words[0]) or named_cli(words))):  # "never run sops decrypt"
         return None
     if words[0][:1].isupper() and not words[0].isupper() and len(words) > 1:
         return None  # "do not use Vite environment variables": a name in prose, not a command typed
