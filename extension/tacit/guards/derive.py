@@ -19,6 +19,7 @@ from tacit.guards.mixed_lists import mixed_specs
 from tacit.guards.or_asides import or_aside
 from tacit.guards.slash_lists import unslashed
 from tacit.guards.unknown_cli import named_cli
+from tacit.guards.flag_values import joined_values
 from tacit.guards.lists import command_list, either, placed_list, for_its_job, shared_target, verb_list
 from tacit.guards.push_rules import push_spec
 from tacit.guards.qualified import qualified_specs, tail_specs
@@ -321,6 +322,7 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         return None  # "never use `any`", "do not call `subscription_list`", "no `io/ioutil`": not a program
     if "--" in words[1:-1]:  # `git checkout -- .`: the separator says nothing (`git checkout --` alone stays unread)
         words = words[:1] + [w for w in words[1:] if w != "--"]
+    words = joined_values(words)  # `docker compose -f ci.yml up`: ci.yml is the option's, not a subcommand
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]
