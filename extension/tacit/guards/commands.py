@@ -341,10 +341,10 @@ def _flag_forms(prog: str, flag: str) -> tuple[frozenset, frozenset]:
 
 
 def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
-    for a in argv[1:]:
+    for i, a in enumerate(argv[1:], 2):
         if a == "--":
             return "--" in forms  # "never use -- with pnpm test": the separator itself
-        if a in forms:
+        if a in forms or i < len(argv) and a[:1] == "-" and f"{a}={argv[i]}" in forms:  # `-f ci.yml` for -f=ci.yml
             return True
         if len(a) > 2 and a[0] == "-":  # `--flag=value`, terraform-style `-flag=value`, a cluster (`-rf`)
             if "=" in a and a.split("=", 1)[0] in forms or letters and a[1:].isalpha() and any(c in letters for c in a):

@@ -18,6 +18,8 @@ from tacit.guards.cd_rules import cd_specs
 from tacit.guards.mixed_lists import mixed_specs
 from tacit.guards.or_asides import or_aside
 from tacit.guards.slash_lists import unslashed
+from tacit.guards.unknown_cli import named_cli
+from tacit.guards.flag_values import joined_values
 from tacit.guards.lists import command_list, either, placed_list, for_its_job, shared_target, verb_list
 from tacit.guards.push_rules import push_spec
 from tacit.guards.qualified import qualified_specs, tail_specs
@@ -269,7 +271,8 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
             return None
         return without_placeholders(words) if words else None
     words = cmd.split()
-    if not words or words[0].lower() not in _KNOWN_PROGRAMS and not (script and _SCRIPT_PATH.fullmatch(words[0])):
+    if not words or words[0].lower() not in _KNOWN_PROGRAMS and not (
+            script and (_SCRIPT_PATH.fullmatch(words[0]) or named_cli(words))):  # "never run sops decrypt"
         return None
     if words[0][:1].isupper() and not words[0].isupper() and len(words) > 1:
         return None  # "do not use Vite environment variables": a name in prose, not a command typed
@@ -319,6 +322,7 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         return None  # "never use `any`", "do not call `subscription_list`", "no `io/ioutil`": not a program
     if "--" in words[1:-1]:  # `git checkout -- .`: the separator says nothing (`git checkout --` alone stays unread)
         words = words[:1] + [w for w in words[1:] if w != "--"]
+    words = joined_values(words)  # `docker compose -f ci.yml up`: ci.yml is the option's, not a subcommand
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]

@@ -84,14 +84,19 @@ def ungrounded(spec: GuardSpec, *texts: str) -> list[str]:
     missing = []
     for word in _WORDS[type(spec.match)](spec.match):
         w = word.lower()
-        if w in tokens or w.rstrip("/") in {t.rstrip("/") for t in tokens}:
-            continue
-        if w == "|" and "|" in said or w == "force" and "force" in said:
-            continue
-        if re.fullmatch(r"-[a-z]", w) and any(w[1] in c for c in clusters):
-            continue  # -r of "-rf"
-        edge = r"[\w-]" if w.startswith("-") else r"\w"
-        if re.search(rf"(?<!{edge})" + re.escape(w) + rf"(?!{edge})", said):
-            continue
-        missing.append(word)
+        parts = w.split("=", 1) if w.startswith("-") and "=" in w and w not in tokens else [w]  # `-f=ci.yml`: "-f ci.yml"
+        if not all(_said(part, said, tokens, clusters) for part in parts):
+            missing.append(word)
     return missing
+
+
+def _said(w: str, said: str, tokens: set, clusters: list) -> bool:
+    """Whether the word ``w`` of a guard is in ``said``: as a token, a cluster's letter or bounded text."""
+    if w in tokens or w.rstrip("/") in {t.rstrip("/") for t in tokens}:
+        return True
+    if w == "|" and "|" in said or w == "force" and "force" in said:
+        return True
+    if re.fullmatch(r"-[a-z]", w) and any(w[1] in c for c in clusters):
+        return True  # -r of "-rf"
+    edge = r"[\w-]" if w.startswith("-") else r"\w"
+    return bool(re.search(rf"(?<!{edge})" + re.escape(w) + rf"(?!{edge})", said))
