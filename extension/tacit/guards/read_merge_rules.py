@@ -1,0 +1,71 @@
+"""Read and merge rules: "never read `.env`", "never open .env", "don't cat .env.local" → a read
+guard (with "or edit", also a path guard); "never merge into main" → a merge guard
+(docs/guards.md, "Reads" and "git merge"). Only the whole clause in these words derives one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.lazyre import lazy
+from tacit.guards.model import GuardSpec, MergeMatch, PathMatch, ReadMatch
+from tacit.guards.path_rules import _path_list
+from tacit.guards.words import _DONT
+
+# verbs of reading; "cat"/"print"/"display"/"show"/"dump": what shows the text (loading it stays allowed)
+_SHOW = r"cat|print|display|show|dump|output"
+_READ = rf"read|open|view|look\s+at|inspect|access|grep|{_SHOW}"
+_EDIT = r"edit|modify|change|touch|write(?:\s+to)?|overwrite"
+_SEP = r"\s*(?:,\s*or|,|or|and|/)\s*"
+_READ_RULE = lazy(rf"{_DONT}\s+(?:ever\s+)?(?P<verbs>(?:{_READ}|{_EDIT})(?:{_SEP}(?:{_READ}|{_EDIT}))*)\s+"
+                  r"(?:(?:the|any|a|your)\s+)?(?P<paths>.+?)(?:\s+(?:contents?|itself|themselves))?", re.I)
+# "never merge to main" · "do not merge into `main`/`master`" · "never merge locally to main"
+_BRANCH = r"`[A-Za-z0-9][\w./-]*`|main|master|develop|development|dev|trunk|staging"
+_MERGE_RULE = lazy(rf"{_DONT}\s+(?:ever\s+)?merge\s+(?:(?P<local>locally)\s+)?(?:(?:anything|branches|changes|code|it|"
+                   rf"(?:your|the|this)\s+(?:work|branch|changes))\s+)?(?:(?P<local2>locally)\s+)?(?:in)?to\s+"
+                   rf"(?:the\s+)?(?P<branches>(?:{_BRANCH})(?:\s*(?:/|,|or|and)\s*(?:{_BRANCH}))*)"
+                   r"(?:\s+branch)?(?:\s+(?:automatically|yourself|directly|(?P<local3>locally)))?", re.I)
+# "… or push main": the second act of the same rule
+_THEN = lazy(r"(?P<first>.+?\bmerge\b.+?)\s*(?:,\s*or|,|or|and)\s+(?P<rest>(?:push|commit)\b.+)", re.I)
+_LOCALLY = lazy(r"\bmerge\s+(?:\w+\s+)?locally\b|\blocally\s+(?:in)?to\b|\blocal\s+merges?\b", re.I)
+_DONT_HEAD = lazy(rf"^{_DONT}\s+", re.I)
+
+
+def read_specs(sentence: str, because: str) -> list:
+    """A read rule's guards (a read guard, and a path guard when it also says edit), or []."""
+    m = _READ_RULE.fullmatch(sentence)
+    if not m or not re.search(_READ, m.group("verbs"), re.I):
+        return []
+    patterns = _path_list(m.group("paths"))
+    if not patterns or not all("/" in p or "." in p or "*" in p for p in patterns):
+        return []  # "never read secrets": no file named
+    verbs = {v.lower() for v in re.split(_SEP, m.group("verbs").strip()) if v}
+    shows_only = all(re.fullmatch(_SHOW, v, re.I) for v in verbs if re.fullmatch(_READ, v, re.I))
+    out = [GuardSpec(ReadMatch(patterns, shows_only), because)]
+    if any(re.fullmatch(_EDIT, v, re.I) for v in verbs):
+        out.append(GuardSpec(PathMatch(patterns), because))
+    return out
+
+
+def merge_specs(sentence: str, because: str, own) -> list:
+    """A merge rule's guard ("never merge into main"), with the act said after it ("or push main"), or []."""
+    m = _MERGE_RULE.fullmatch(sentence)
+    if m:
+        branches = tuple(dict.fromkeys(b.strip("`") if b.startswith("`") else b.lower()
+                                       for b in re.split(r"\s*(?:/|,|or|and)\s*", m.group("branches")) if b.strip("`")))
+        # "locally" may be read out of the clause before it gets here ("never merge locally to main")
+        local = bool(m.group("local") or m.group("local2") or m.group("local3") or _LOCALLY.search(because))
+        return [GuardSpec(MergeMatch(branches, local), because)]
+    t = _THEN.fullmatch(sentence)
+    head = _DONT_HEAD.match(sentence)
+    if t and head and (first := merge_specs(t.group("first"), because, own)):
+        rest = own(head.group(0) + t.group("rest"), because)
+        return first + rest if rest else []
+    return []
+
+
+def read_merge_specs(sentence: str, because: str, own) -> list:
+    """The guards of a read or a merge rule, or []."""
+    if re.search(r"\bmerge\b", sentence, re.I):
+        return merge_specs(sentence, because, own)
+    return read_specs(sentence, because)
