@@ -11,7 +11,7 @@ import json
 import pytest
 
 from guard_helpers import remember
-from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
+from tacit.guards import Guard, GuardSet, derive_guards, normalize_call, reason
 from tacit.guards.instructions import rules_in
 
 ROOT = "/repo"
@@ -42,6 +42,10 @@ READS = [
     ("Never git commit or push (the orchestrator integrates). Never read .env.\n",
      ["R:.env", "cat .env", "R:apps/api/.env.local", "grep KEY .env", "source .env", "cp .env /tmp/x", "wc -l < .env"],
      ["R:.env.example", "cat .env.example", "R:src/app.py", "echo A=1 >> .env.example", "E:src/app.py"]),
+    # find_string hits 55937500817, 35317629261, 69485768147: the files named, beside a kind the check cannot tell
+    ("- Do not read .env files or secrets.\n", ["R:.env", "cat .env.local"], ["R:.env.example", "R:src/secrets.py"]),
+    ("   - NEVER read .env files or files likely containing secrets\n", ["R:.env"], ["R:.env.sample"]),
+    ("- Never read `.env` files or secret values; the public repos hold none.\n", ["R:.env"], ["R:README.md"]),
     # find_string hit 52603546311 ("ERROR FIXES" prompt): the rule, then the ways it is broken
     ("- STRICT RULE: NEVER read .env files. No cat on .env, no readFiles on .env, no grep on .env.\n",
      ["R:.env", "cat .env", "grep API_KEY .env", "rg -n KEY .env.local"], ["R:.env.example", "grep -r foo src"]),
@@ -136,14 +140,23 @@ MERGES = [
 
 # bare lessons, as typed to an agent
 BARE = [
+    ("Never read or modify files in `secrets/`", ["R:secrets/a.json", "E:secrets/a.json"], ["R:src/a.py"]),
+    ("never print the contents of `.env`", ["cat .env"], ["source .env"]),
+    ("don't merge PRs into main", ["git merge x @main", "gh pr merge 2"], ["git merge main @x"]),
     ("Never read or edit .env files", ["R:.env", "E:.env", "cat .env", "R:config/.env.local"],
      ["R:.env.example", "R:.env.sample", "cat .env.example"]),
-    ("don't read `.env`", ["R:.env", "sed -n 1p .env", "awk 1 .env", "cat < .env"], ["R:.env.example", "E:.env"]),
+    ("don't read `.env`", ["R:.env", "sed -n 1p .env", "awk 1 .env", "cat < .env", "diff .env.example .env",
+                           "grep -n -A 2 KEY .env", "rg -e KEY -e X .env", "export $(grep -v '^#' .env | xargs)"],
+     ["R:.env.example", "E:.env", "cp .env.example .env", "cat .env.example > .env", "cat > .env <<'EOF'\nA=1\nEOF",
+      "grep -rn '.env' src", "rg -g '!.env' KEY", "ls -la .env", "test -f .env", "echo .env >> .gitignore",
+      "sed -i 's/a/b/' .env", "git add .env.example", "R:src"]),
     ("do not open secrets/*", ["R:secrets/prod.json", "cat secrets/a.key"], ["R:src/secrets.py", "ls secrets"]),
     ("never look at `credentials.json`", ["R:credentials.json", "jq . credentials.json", "R:config/credentials.json"],
      ["R:package.json", "ls"]),
     ("never print .env", ["cat .env"], ["source .env", "cat .env.example"]),
-    ("never merge to main", ["git merge x @main", "gh pr merge 7"], ["git merge main @x"]),
+    ("never merge to main", ["git merge x @main", "gh pr merge 7", "git merge -m msg --no-ff x @main"],
+     ["git merge main @x", "git merge --ff-only origin/main @main", "git merge @main", "git merge @{u} @main",
+      "gh pr merge --help", "git -C ../other merge x @main", "git log --merges @main"]),
     ("don't merge into `main`", ["git merge x @main"], ["git merge main @x"]),
     # "locally": a merge on this machine; a PR merge is not one
     ("never merge locally to main", ["git merge x @main"], ["gh pr merge 7", "git merge main @x"]),
@@ -158,6 +171,12 @@ EDIT_ONLY = [
 
 # lines that must give no guard of these kinds
 NOTHING = [
+    # what is read is no file, or not named
+    "never print `console.log`",
+    "never read secrets or keys",
+    "never open `index.html` in a browser",
+    "don't open a PR without tests",
+    "never read the whole file",
     # find_string hit 68945251355: the rule allows what a guard of the file would stop (bash grep)
     "3. NEVER open .env with Read/file tools — bash grep/cut only.",
     # find_string hits 63158768732, 70701228902: what code does, not the agent
@@ -224,6 +243,15 @@ def test_guard_round_trips_and_says_what_it_stops():
         assert type(spec).from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
 
 
+def test_the_reason_names_the_read():
+    [spec] = derive_guards("never read `.env`")
+    guards = GuardSet([Guard(spec, id=4, scope="project", project_root=ROOT)])
+    [tool] = guards.check(_call("R:apps/.env.local"))
+    [shell] = guards.check(_call("cat .env | head"))
+    assert reason(tool).startswith('tacit: reading `apps/.env.local` goes against this project\'s rule "never read')
+    assert reason(shell).startswith("tacit: `cat .env` goes against")
+
+
 def test_guard_test_cli_stops_a_read(cfg, run, web):
     remember(cfg, web, "never read `.env`, it holds the keys")
     code, out, _ = run("guard", "test", "cat .env", "--json")
@@ -231,3 +259,8 @@ def test_guard_test_cli_stops_a_read(cfg, run, web):
     assert code == 0 and data["fires"] is True and data["guards"][0]["kind"] == "path_read"
     code, out, _ = run("guard", "test", "cat .env.example", "--json")
     assert json.loads(out)["fires"] is False
+    code, out, _ = run("guard", "test", "--read", "config/.env.local", "--json")
+    [hit] = json.loads(out)["guards"]
+    assert code == 0 and hit["subject"] == "config/.env.local" and hit["reason"].startswith("tacit: reading `config")
+    code, out, _ = run("guard", "test", "--read", ".env", "--edit", ".env", "--json")
+    assert code == 1 and "one of them" in json.loads(out)["error"]

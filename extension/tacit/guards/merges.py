@@ -14,6 +14,8 @@ from tacit.guards.shell import Invocation, skip_options
 # a pull request goes to the default branch unless told otherwise: a rule about it holds for `gh pr merge`
 _DEFAULT_BRANCHES = frozenset(("main", "master"))
 _GH_VALUE_OPTS = frozenset(("-R", "--repo"))
+_MERGE_VALUE_OPTS = frozenset(("-m", "-F", "--file", "-s", "--strategy", "-X", "--strategy-option", "--into-name"))
+_UPSTREAM = frozenset(("@{u}", "@{upstream}", "FETCH_HEAD"))
 
 
 def on_branch(inv: Invocation, call, branches: tuple) -> bool:
@@ -34,4 +36,20 @@ def merge_fires(match: MergeMatch, inv: Invocation, call) -> bool:
         return (not match.local_only and bool(_DEFAULT_BRANCHES & set(match.branches))
                 and inv.argv[i:i + 2] == ("pr", "merge") and not _is_info(inv.argv, "gh"))
     return (inv.program == "git" and _git_sub(inv.argv) == "merge" and not _is_info(inv.argv, "git")
-            and on_branch(inv, call, match.branches))
+            and on_branch(inv, call, match.branches) and not _syncs(inv.argv, call.branch))
+
+
+def _syncs(argv: tuple, branch: str) -> bool:
+    """``git merge`` of the branch's own upstream (``origin/main`` on main, ``@{u}``, none named): a pull's
+    second half, which brings in what the branch already has elsewhere, not other work."""
+    i = skip_options(argv, 1, GIT_VALUE_OPTS) + 1
+    refs = []
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            refs.extend(argv[i + 1:])
+            break
+        i += 2 if a in _MERGE_VALUE_OPTS else 1
+        if not a.startswith("-"):
+            refs.append(a)
+    return all(r in _UPSTREAM or r.count("/") >= 1 and r.split("/", 1)[1] == branch for r in refs)

@@ -8,21 +8,26 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
+from tacit.guards.code_names import _CODE_ROOTS, code_object
 from tacit.guards.model import GuardSpec, MergeMatch, PathMatch, ReadMatch
 from tacit.guards.path_rules import _path_list
 from tacit.guards.words import _DONT
 
 # verbs of reading; "cat"/"print"/"display"/"show"/"dump": what shows the text (loading it stays allowed)
-_SHOW = r"cat|print|display|show|dump|output"
-_READ = rf"read|open|view|look\s+at|inspect|access|grep|{_SHOW}"
+_SHOW = r"cat|print|display|show|dump"
+_READ = rf"read|open|view|look\s+at|inspect|grep|{_SHOW}"
 _EDIT = r"edit|modify|change|touch|write(?:\s+to)?|overwrite"
 _SEP = r"\s*(?:,\s*or|,|or|and|/)\s*"
 _READ_RULE = lazy(rf"{_DONT}\s+(?:ever\s+)?(?P<verbs>(?:{_READ}|{_EDIT})(?:{_SEP}(?:{_READ}|{_EDIT}))*)\s+"
-                  r"(?:(?:the|any|a|your)\s+)?(?P<paths>.+?)(?:\s+(?:contents?|itself|themselves))?", re.I)
+                  r"(?:(?:the|any|a|your)\s+)?(?:(?:contents?|files?|anything)\s+(?:of|in|under|inside|within)\s+)?"
+                  r"(?P<paths>.+?)(?:\s+(?:contents?|itself|themselves|values))?"
+                  # "… or secrets": a kind of file the check cannot tell, said beside the files named
+                  r"(?:\s*,?\s*(?:or|and)\s+(?:other\s+)?(?:secrets?|secret\s+(?:files|values)|credentials|keys|"
+                  r"files\s+(?:likely\s+|that\s+(?:may|might)\s+)?contain(?:ing)?\s+secrets))?", re.I)
 # "never merge to main" · "do not merge into `main`/`master`" · "never merge locally to main"
 _BRANCH = r"`[A-Za-z0-9][\w./-]*`|main|master|develop|development|dev|trunk|staging"
-_MERGE_RULE = lazy(rf"{_DONT}\s+(?:ever\s+)?merge\s+(?:(?P<local>locally)\s+)?(?:(?:anything|branches|changes|code|it|"
-                   rf"(?:your|the|this)\s+(?:work|branch|changes))\s+)?(?:(?P<local2>locally)\s+)?(?:in)?to\s+"
+_MERGE_RULE = lazy(rf"{_DONT}\s+(?:ever\s+)?merge\s+(?:(?P<local>locally)\s+)?(?:(?:(?:any|your|the|this|feature|other)\s+)*"
+                   r"(?:anything|branch(?:es)?|changes|code|it|work|PRs?|pull\s+requests?)\s+)?(?:(?P<local2>locally)\s+)?(?:in)?to\s+"
                    rf"(?:the\s+)?(?P<branches>(?:{_BRANCH})(?:\s*(?:/|,|or|and)\s*(?:{_BRANCH}))*)"
                    r"(?:\s+branch)?(?:\s+(?:automatically|yourself|directly|(?P<local3>locally)))?", re.I)
 # "… or push main": the second act of the same rule
@@ -37,8 +42,9 @@ def read_specs(sentence: str, because: str) -> list:
     if not m or not re.search(_READ, m.group("verbs"), re.I):
         return []
     patterns = _path_list(m.group("paths"))
-    if not patterns or not all("/" in p or "." in p or "*" in p for p in patterns):
-        return []  # "never read secrets": no file named
+    if not patterns or not all(("/" in p or "." in p or "*" in p) and not code_object(p)
+                               and p.split(".")[0] not in _CODE_ROOTS for p in patterns):
+        return []  # "never read secrets": no file named; "never print `console.log`": code
     verbs = {v.lower() for v in re.split(_SEP, m.group("verbs").strip()) if v}
     shows_only = all(re.fullmatch(_SHOW, v, re.I) for v in verbs if re.fullmatch(_READ, v, re.I))
     out = [GuardSpec(ReadMatch(patterns, shows_only), because)]

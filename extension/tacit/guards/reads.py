@@ -38,8 +38,8 @@ def shell_reads(inv: Invocation, shows_only: bool) -> list[str]:
     """The absolute paths an invocation's argv reads (none when its folder is not known)."""
     prog = inv.program
     if inv.cwd is None or not inv.cwd_exact or prog not in _SHOWS | _PATTERN_FIRST | _COPIES | _LOADS \
-            or shows_only and prog in _LOADS:
-        return []
+            or shows_only and prog in _LOADS or prog == "sed" and any(a.startswith(("-i", "--in-place")) for a in inv.argv):
+        return []  # `sed -i` changes the file (a path guard's), showing nothing
     values = _VALUE_OPTS.get(prog, frozenset()) | (_PATTERN_OPTS if prog in _PATTERN_FIRST else frozenset())
     words, pattern_given, i, n = [], False, 1, len(inv.argv)
     while i < n:
