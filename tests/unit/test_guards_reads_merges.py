@@ -46,6 +46,19 @@ READS = [
     ("- Do not read .env files or secrets.\n", ["R:.env", "cat .env.local"], ["R:.env.example", "R:src/secrets.py"]),
     ("   - NEVER read .env files or files likely containing secrets\n", ["R:.env"], ["R:.env.sample"]),
     ("- Never read `.env` files or secret values; the public repos hold none.\n", ["R:.env"], ["R:README.md"]),
+    # a second probe, read after the first fixes: find_string hits 68653077896, 63459380801 (the files named
+    # among kinds of secret), 61742427131, 55511270651, 53582940191, 68728146087 ("into context": every read's)
+    ("- Read `AGENTS.md`. Do not read `.env`, saved authentication files, or environment values.\n", ["R:.env"],
+     ["R:AGENTS.md"]),
+    ("- Do not read `.env` files, credential stores, or private keys.\n", ["R:.env"], ["R:src/a.py"]),
+    ("- **Restricted Actions**: DO NOT read `.env` files or `.ssh` directory.\n", ["R:.env", "R:.ssh/id_rsa"],
+     ["R:lib/main.dart"]),
+    ("- Do not read `.env`.\n", ["R:.env", "cat .env"], ["R:.env.example"]),
+    ("Do not edit anything in `infra/`. Do not edit `.github/workflows/`. Do not read `.env` files. Do not commit "
+     "secrets. Do not push to `main` directly.\n", ["R:.env", "E:infra/main.tf", "git push origin main"],
+     ["R:infra/main.tf"]),
+    ("Never cat `.env` into context (it prints secrets). Use a script that reports only\n", ["cat .env", "R:.env"],
+     ["source .env"]),
     # find_string hit 52603546311 ("ERROR FIXES" prompt): the rule, then the ways it is broken
     ("- STRICT RULE: NEVER read .env files. No cat on .env, no readFiles on .env, no grep on .env.\n",
      ["R:.env", "cat .env", "grep API_KEY .env", "rg -n KEY .env.local"], ["R:.env.example", "grep -r foo src"]),
@@ -129,6 +142,11 @@ MERGES = [
      "never open a pull request. Commit and push after every step.\n",
      ["git merge claude/serene-sagan-2qgi8e @main", "gh pr create"],
      ["git push origin claude/serene-sagan-2qgi8e", "git merge main @claude/serene-sagan-2qgi8e"]),
+    # the second probe: find_string hits 71218934893, 70093185193 (the agent's own branch)
+    ("   `origin/main`, never from another `claude/*` branch. Never merge into `main`. Open no\n",
+     ["git merge claude/x @main"], ["git merge main @claude/x"]),
+    ("- Branch `plan-29-admin-errors` from that base. Never push; never merge into `main` (the owner merges).\n",
+     ["git push", "git merge plan-29-admin-errors @main"], ["git merge main @plan-29-admin-errors"]),
     # find_string hits 70998521080, 67264364020, 57987607765, 53853541150, 56775410680: a PR merge, any branch
     ("- Never merge PRs (user only)\n", ["gh pr merge 5"], ["gh pr create", "git merge main @x"]),
     ("- NEVER merge PRs - merging is the user's responsibility\n", ["gh pr merge 5 --squash"], ["gh pr create"]),
@@ -160,6 +178,7 @@ BARE = [
     ("don't merge into `main`", ["git merge x @main"], ["git merge main @x"]),
     # "locally": a merge on this machine; a PR merge is not one
     ("never merge locally to main", ["git merge x @main"], ["gh pr merge 7", "git merge main @x"]),
+    ("never merge to `main` or `release/*`", ["git merge x @release/1.2", "git merge x @main"], ["git merge x @dev"]),
     ("never merge into develop", ["git merge x @develop"], ["gh pr merge 7", "git merge develop @x"]),
 ]
 
@@ -173,6 +192,7 @@ EDIT_ONLY = [
 NOTHING = [
     # what is read is no file, or not named
     "never print `console.log`",
+    "Never display `user.password`",
     "never read secrets or keys",
     "never open `index.html` in a browser",
     "don't open a PR without tests",
@@ -183,6 +203,15 @@ NOTHING = [
     "- **Config access:** Always via `config_loader.get_config()`; never read `.env` or `api_config.json` directly "
     "in step files.",
     "There are no network calls and no keys. Settings never read `.env`.",
+    # a rule about one branch said of it, not every merge into main (find_string hits 47855500048,
+    # 55846306108, 59218679998): no guard rather than one that stops merging other work
+    "- Optional `solutions`: aggregate branch for all solutions; never merge into `main`.",
+    "- **`automation-state`** — Orphan branch. State data only (`state-data/{account}/album-{album_id}/`). "
+    "Automated commits from workflow runs; never merge into `main`.",
+    "**Local workspace:** `d:\\GHL_Montfort` on branch **`local-root`** (app under `ghl-react/`) — never merge into `main`",
+    # code, not the agent (find_string hits 71567306606, 61471698768: what goes into artifacts)
+    "These commands do not read `.env`\nautomatically; Docker Compose does.",
+    "| Secret leakage into evidence | Privacy checklist; redact env dumps; never cat `.env` into artifacts |",
     # exceptions (find_string hits 68804461958, 57729380558, 59778283778, 65899501343, 69119425204, 13437118525)
     "> Rule: read before work, update after work. Never merge to main/master until tested and explicitly approved.",
     "- Never merge to main without a passing pipeline",
