@@ -179,6 +179,11 @@ BARE = [
     # "locally": a merge on this machine; a PR merge is not one
     ("never merge locally to main", ["git merge x @main"], ["gh pr merge 7", "git merge main @x"]),
     ("never merge to `main` or `release/*`", ["git merge x @release/1.2", "git merge x @main"], ["git merge x @dev"]),
+    # acts listed with reading or merging: each its own guard
+    ("never read, edit or commit `.env`", ["R:.env", "E:.env", "git add .env"], ["R:.env.example", "git add a.py"]),
+    ("never switch, merge, rebase, push, or commit to main", ["git merge x @main", "git push origin main"],
+     ["git merge main @x", "git switch main"]),
+    ("never push or merge to main", ["git merge x @main", "git push origin main"], ["git merge main @x"]),
     ("never merge into develop", ["git merge x @develop"], ["gh pr merge 7", "git merge develop @x"]),
 ]
 

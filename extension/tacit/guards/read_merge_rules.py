@@ -9,7 +9,7 @@ import re
 
 from tacit.lazyre import lazy
 from tacit.guards.code_names import _CODE_ROOTS, _FILE_EXTS, code_object
-from tacit.guards.model import GuardSpec, MergeMatch, PathMatch, ReadMatch
+from tacit.guards.model import CommitPathMatch, GuardSpec, MergeMatch, PathMatch, ReadMatch
 from tacit.guards.path_rules import _path_list
 from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _path_pattern
 
@@ -17,8 +17,9 @@ from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _path_pattern
 _SHOW = r"cat|print|display|show|dump"
 _READ = rf"read|open|view|look\s+at|inspect|grep|{_SHOW}"
 _EDIT = r"edit|modify|change|touch|write(?:\s+to)?|overwrite"
+_COMMIT = r"commit|stage"
 _SEP = r"\s*(?:,\s*or|,|or|and|/)\s*"
-_READ_RULE = lazy(rf"{_DONT}\s+(?:ever\s+)?(?P<verbs>(?:{_READ}|{_EDIT})(?:{_SEP}(?:{_READ}|{_EDIT}))*)\s+"
+_READ_RULE = lazy(rf"{_DONT}\s+(?:ever\s+)?(?P<verbs>(?:{_READ}|{_EDIT})(?:{_SEP}(?:{_READ}|{_EDIT}|{_COMMIT}))*)\s+"
                   r"(?:(?:the|any|a|your)\s+)?(?:(?:contents?|files?|anything)\s+(?:of|in|under|inside|within)\s+)?"
                   r"(?P<paths>.+?)(?:\s+(?:contents?|itself|themselves|values))?"
                   # "… or secrets": a kind of file the check cannot tell, said beside the files named
@@ -57,6 +58,8 @@ def read_specs(sentence: str, because: str) -> list:
     out = [GuardSpec(ReadMatch(patterns, shows_only), because)]
     if any(re.fullmatch(_EDIT, v, re.I) for v in verbs):
         out.append(GuardSpec(PathMatch(patterns), because))
+    if any(re.fullmatch(_COMMIT, v, re.I) for v in verbs):
+        out.append(GuardSpec(CommitPathMatch(patterns), because))
     return out
 
 
