@@ -6,6 +6,7 @@ the sources of ``cp``/``mv``, ``source``/``.``, a ``< file`` redirection (docs/g
 from __future__ import annotations
 
 import posixpath
+from fnmatch import fnmatchcase
 
 from tacit.guards.paths import _below
 from tacit.guards.shell import DYN, Invocation, display
@@ -74,8 +75,18 @@ def read_hit(paths, match, call) -> tuple | None:
             if read.redirect:
                 return f"{display(read.argv, 60)} {display((read.redirect,), 60)}", read.path, True
             return _below(read.path, base) or read.path, read.path, False
+    names = [p for p in match.patterns if "/" not in p and not any(c in p for c in "*?[")]
     for inv in call.invocations:
         for path in shell_reads(inv, match.shows_only):
-            if paths.names(path, base, call):
+            if any(paths.names(p, base, call) for p in _globbed(path, names)):
                 return display(inv.argv), path, True
     return None
+
+
+def _globbed(path: str, names: list) -> list:
+    """The path, and for a glob the shell expands (``cat .env*``) the guarded names it would take in its folder
+    (a name starting with a dot only for a glob that does too, as the shell expands them)."""
+    folder, glob = posixpath.split(path)
+    if not any(c in glob for c in "*?["):
+        return [path]
+    return [path] + [posixpath.join(folder, n) for n in names if fnmatchcase(n, glob) and (glob[:1] == ".") == (n[:1] == ".")]
