@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from guard_helpers import remember
+from guard_helpers import Session, engine_for, git_repo, remember
+from tacit.boundary import WITHHELD_REASON
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call, reason
 from tacit.guards.instructions import rules_in
 
@@ -299,3 +300,23 @@ def test_guard_test_cli_stops_a_read(cfg, run, web):
     assert code == 0 and hit["subject"] == "config/.env.local" and hit["reason"].startswith("tacit: reading `config")
     code, out, _ = run("guard", "test", "--read", ".env", "--edit", ".env", "--json")
     assert code == 1 and "one of them" in json.loads(out)["error"]
+
+
+@pytest.mark.parametrize("host, tool, key", [("claude-code", "Read", "file_path"), ("pi", "read", "path"),
+                                             ("hermes", "read_file", "path"), ("codex", "Bash", None)])
+def test_each_host_is_stopped_before_the_read_runs(cfg, tmp_path, host, tool, key):
+    # the engine on the host's own tool call (Codex reads through its shell), with the lesson saved in memory
+    web = git_repo(tmp_path / "web")
+    remember(cfg, web, "never read `.env`, it holds the production keys")
+    engine = engine_for(cfg, host)
+    try:
+        session = Session(engine, web, sid=host, host=host)
+        read = (lambda p: session.call(name=tool, args={key: str(web / p)})) if key else \
+            (lambda p: session.call(f"cat {p}"))
+        stopped, fine = read(".env"), read(".env.example")
+        assert stopped.ask or stopped.block
+        # a reason naming `cat .env` fails the context gate (an exfiltration pattern): the call is still stopped
+        assert "never read `.env`" in stopped.reason if key else stopped.reason == WITHHELD_REASON
+        assert not fine.ask and not fine.block
+    finally:
+        engine.close()
