@@ -60,6 +60,7 @@ def add_parser(subparsers) -> None:
     common(p)
     p.add_argument("command", nargs="?", default=None, help="a shell command, as the agent would run it")
     p.add_argument("--edit", metavar="PATH", help="test a change to this file instead")
+    p.add_argument("--read", metavar="PATH", help="test reading this file (the host's read tool) instead")
 
     p = command(sub, "stats", _stats, help="per project: lessons, guards, calls stopped, repeat mistakes")
     common(p)
@@ -244,14 +245,15 @@ def _wrong(args, cfg) -> int:
 
 
 def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, command: str | None = None,
-               edit: str | None = None) -> list[dict]:
-    """The guards a command run (or a file changed) in ``folder`` would stop."""
+               edit: str | None = None, read: str | None = None) -> list[dict]:
+    """The guards a command run (or a file changed, or read) in ``folder`` would stop."""
     store.sync(project)
     records = {r.id: r for r in store.applying(project)}
     root = project.root if project is not None else None
     guards = GuardSet([r.guard(root) for r in records.values()], home=cfg.env.get("HOME"))
-    if edit is not None:
-        call = normalize_call("Edit", {"file_path": edit}, folder, project_root=root, home=cfg.env.get("HOME"))
+    if edit is not None or read is not None:
+        call = normalize_call("Edit" if read is None else "Read", {"file_path": edit if read is None else read}, folder,
+                              project_root=root, home=cfg.env.get("HOME"))
     else:
         call = normalize_call("Bash", {"command": command}, folder, project_root=root, home=cfg.env.get("HOME"),
                               exists=os.path.lexists, **git_facts(root))
@@ -266,13 +268,13 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
 
 
 def _test(args, cfg) -> int:
-    if (args.command is None) == (args.edit is None):
-        return _fail("give a command to test, or --edit PATH (not both)")
+    if [args.command, args.edit, args.read].count(None) != 2:
+        return _fail("give a command to test, --edit PATH or --read PATH (one of them)")
     folder = _folder(args, cfg)
     project = project_for(folder)
 
     def work(store: GuardStore) -> int:
-        hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit)
+        hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit, read=args.read)
         enabled = bool(cfg.settings.get("guards_enabled", True))  # off: a hit is counted, never stopped
         off = "" if enabled else "\nGuards are off (guards_enabled = false in config.toml): nothing is stopped."
         emit({"success": True, "fires": bool(hits), "guards": hits, **({} if enabled else {"guards_enabled": False})},

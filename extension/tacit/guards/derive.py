@@ -22,6 +22,7 @@ from tacit.guards.unknown_cli import named_cli
 from tacit.guards.flag_values import joined_values
 from tacit.guards.lists import command_list, either, placed_list, for_its_job, shared_target, verb_list
 from tacit.guards.push_rules import push_spec
+from tacit.guards.read_merge_rules import read_merge_specs
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
@@ -438,6 +439,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     m = _COMMIT_ANY.fullmatch(sentence)
     if m and m.group("push"):
         return [GuardSpec(CommandMatch(("git",), ("commit",), (), True), because), GuardSpec(PushMatch(), because)]
+    if out := read_merge_specs(sentence, because, lambda t, why: _clause_specs(t, why, lesson)):
+        return out
     spec = _sentence_spec(sentence, because)
     if spec is not None:
         return [spec]

@@ -15,10 +15,12 @@ from tacit.guards.commands import _SUB_VALUE, SUDO, _Command, _git_sub, _is_info
 from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.branch_names import branch_name_fires
 from tacit.guards.model import (BranchNameMatch, CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
-                                PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
+                                MergeMatch, PipeMatch, PushMatch, ReadMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import PathGuard, _below, compile_pattern, glob_regex
-from tacit.guards.push import SAME, GIT_VALUE_OPTS, names_branch, push_fires, push_targets, switched_branch
+from tacit.guards.push import SAME, GIT_VALUE_OPTS, push_fires, push_targets, switched_branch
 from tacit.guards.rebase import rebase_fires
+from tacit.guards.merges import merge_fires, on_branch
+from tacit.guards.reads import READ_KEYS, READ_TOOLS, read_hit
 from tacit.guards.values import option_fires
 from tacit.guards.shell import DYN, Invocation, Write, display, patch_paths, program_name, scan, skip_options
 
@@ -38,6 +40,7 @@ class Call:
     made: frozenset = frozenset()  # paths an edit tool may create (Write, a patch's Add File)
     exists: Any = None  # path -> bool, when the caller may look (for "existing files" guards)
     upstream: str | None = None  # the remote a push naming none goes to from ``branch``, when the caller knows it
+    reads: tuple[Write, ...] = ()  # the files a read tool reads, and a command line's ``<`` redirections
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,11 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
             found = scan(command, cwd, home=home)
             upstream = upstream if isinstance(upstream, str) and upstream else None
             return Call(name, cwd, found.invocations, found.writes, root, branch, remotes, exists=exists,
-                        upstream=upstream)
+                        upstream=upstream, reads=found.reads)
+        if low in READ_TOOLS:
+            words = [v for k in READ_KEYS if isinstance(v := args.get(k), str) and v]
+            reads = tuple(Write(p, ()) for p in (_resolve(cwd, w, home) for w in words) if p is not None)
+            return Call(name, cwd, (), (), root, branch, remotes, reads=reads)
         if low in _EDIT_TOOLS:
             words = [v for k in _PATH_KEYS if isinstance(v := args.get(k), str) and v]
             for key in _PATCH_KEYS:
@@ -132,7 +139,7 @@ class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""
 
-    __slots__ = ("guards", "_by_program", "_paths", "_content", "_git", "_any")
+    __slots__ = ("guards", "_by_program", "_paths", "_content", "_git", "_any", "_reads")
 
     def __init__(self, guards: Iterable[Guard], *, home: str | None = None):
         self.guards = tuple(g for g in guards if isinstance(g, Guard))
@@ -140,6 +147,7 @@ class GuardSet:
         self._paths: list = []
         self._content: list = []  # (idx, guard, root, test(match, inv, call), match); root None: the test places it
         self._any: tuple = ()  # ("*",) when a guard holds for any program ("never use `--rerun-tasks`")
+        self._reads: list = []  # (idx, guard, compiled paths, match) of the read guards
         for idx, guard in enumerate(self.guards):
             root = _abs(guard.project_root)
             if guard.scope == "project" and root is None:
@@ -158,6 +166,9 @@ class GuardSet:
                 self._content.append((idx, guard, None, _push_at, (m, scope_root)))
             elif type(m) in _CONTENT_TESTS:
                 self._content.append((idx, guard, scope_root, _CONTENT_TESTS[type(m)], m))
+            elif isinstance(m, ReadMatch):
+                if (paths := PathGuard(m, scope_root, home)).compiled:
+                    self._reads.append((idx, guard, paths, m))
             elif isinstance(m, (PathMatch, RemoveMatch, CommitPathMatch)):
                 paths = PathGuard(m, scope_root, home)
                 if paths.compiled and isinstance(m, CommitPathMatch):
@@ -200,6 +211,9 @@ class GuardSet:
                             else display(write.argv) if write.argv else (
                             _below(write.path, rel_root) if rel_root else None) or write.path
                         hits[idx] = Hit(guard, subject, write.path, bool(write.argv))
+        for idx, guard, paths, m in self._reads:
+            if idx not in hits and (found := read_hit(paths, m, call)) is not None:
+                hits[idx] = Hit(guard, *found)
         return [hits[i] for i in sorted(hits)]
 
 
@@ -246,17 +260,11 @@ def _branch_at(call: Call) -> list | None:
 
 def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
     """``git commit`` run in the call's own checkout while a guarded branch is current."""
-    if (inv.program != "git" or not call.branch or not inv.cwd_exact
-            or not any(names_branch(b, (call.branch,)) for b in match.branches)):
-        return False
-    home = call.project_root or call.cwd
-    if inv.cwd is None or home is None or _below(inv.cwd, home) is None or _opt(inv.argv, "-C") is not None:
-        return False
-    return _git_sub(inv.argv) == "commit" and not _is_info(inv.argv, "git")
+    return on_branch(inv, call, match.branches) and _git_sub(inv.argv) == "commit" and not _is_info(inv.argv, "git")
 
 
 _CONTENT_TESTS = {PipeMatch: pipe_fires, CommitMatch: _commit_fires, SqlMatch: sql_fires, RebaseMatch: rebase_fires,
-                  OptionMatch: option_fires, BranchNameMatch: branch_name_fires}
+                  OptionMatch: option_fires, BranchNameMatch: branch_name_fires, MergeMatch: merge_fires}
 _COMMIT_VALUE = _SUB_VALUE["git"]["commit"]
 
 

@@ -14,7 +14,7 @@ ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
 # written only when set
 _OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only",
-                       "to_file", "repo")
+                       "to_file", "repo", "shows_only", "local_only")
 
 
 class _Match:
@@ -199,8 +199,31 @@ class BranchNameMatch(_Match):
     allowed: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class ReadMatch(_Match):
+    """Reading a file that matches ``patterns`` (the rules of ``PathMatch``): a host's read tool
+    (``Read``, ``read``, ``read_file``, a grep tool on it) or a command that reads it (``cat``,
+    ``grep KEY .env``, ``< .env``, a ``cp`` source, ``source .env``); ``shows_only``: only what
+    shows its text ("never cat .env": ``source .env`` stays allowed). Changing it is not reading."""
+
+    kind: ClassVar[str] = "path_read"
+    patterns: tuple[str, ...]
+    shows_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MergeMatch(_Match):
+    """``git merge`` while one of ``branches`` is checked out (the caller passes the branch;
+    unknown: never fires), also after ``git checkout main &&``; and, unless ``local_only``
+    ("never merge locally"), ``gh pr merge`` when a branch is ``main``/``master`` (a PR's usual base)."""
+
+    kind: ClassVar[str] = "git_merge"
+    branches: tuple[str, ...]
+    local_only: bool = False
+
+
 Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
-         | RebaseMatch | RemoveMatch | OptionMatch | BranchNameMatch)
+         | RebaseMatch | RemoveMatch | OptionMatch | BranchNameMatch | ReadMatch | MergeMatch)
 _MATCH_TYPES: dict[str, type] = {m.kind: m for m in get_args(Match)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
@@ -213,6 +236,8 @@ _SAYS = {SudoMatch: lambda m: "sudo (raised privileges)",
          RemoveMatch: lambda m: " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " "
          + ", ".join(m.patterns),
          RebaseMatch: lambda m: "git rebase onto " + ", ".join(m.branches),
+         ReadMatch: lambda m: "reading " + ", ".join(m.patterns) + (" (loading it allowed)" if m.shows_only else ""),
+         MergeMatch: lambda m: ("local " if m.local_only else "") + "git merge into " + ", ".join(m.branches),
          BranchNameMatch: lambda m: "a new branch not named " + " or ".join(m.allowed),
          OptionMatch: lambda m: f"{m.program} {'/'.join(m.verbs)} with {'/'.join(m.options)} " + ", ".join(m.values),
          SqlMatch: lambda m: "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)}
@@ -325,6 +350,7 @@ _GIVEN = {("pipe", "sources"), ("pipe", "sinks")}
 _REQUIRED = {"command": ("programs",), "path": ("patterns",), "option_value": ("program", "options", "values"),
              "git_commit_path": ("patterns",), "git_commit": ("branches",), "path_remove": ("patterns", "ops"),
              "git_rebase": ("branches",), "git_branch_name": ("allowed",), "pipe": ("sources", "sinks"), "sql": ("statements",),
+             "path_read": ("patterns",), "git_merge": ("branches",),
              "sudo": ("programs",)}
 _ALLOWED = {"ops": frozenset(("delete", "rename")), "statements": frozenset(SQL_STATEMENTS)}
 

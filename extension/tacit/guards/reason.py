@@ -24,7 +24,8 @@ def reason(hit: Hit, *, date: str | None = None, guard_id=None, by_user: bool = 
     whose = "this project's rule" if guard.scope == "project" else "your rule"
     because = _one_line(guard.because, MAX_BECAUSE) or "(no reason recorded)"
     subject = _one_line(hit.subject, 80)
-    what = f"`{subject}`" if hit.command else f"a change to `{subject}`"
+    what = f"`{subject}`" if hit.command else f"reading `{subject}`" if guard.kind == "path_read" else \
+        f"a change to `{subject}`"
     instead = _one_line(guard.instead, 60) if guard.instead else ""
     tail = f"; use {instead} instead" if instead else ""
     said = "you said so" if by_user else "saved as a lesson"

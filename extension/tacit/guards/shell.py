@@ -49,6 +49,7 @@ class Write:
 class Scan:
     invocations: tuple[Invocation, ...]
     writes: tuple[Write, ...]
+    reads: tuple[Write, ...] = ()  # files read through a ``<`` redirection
 
 
 @dataclass(slots=True)
@@ -56,6 +57,7 @@ class _Walk:
     home: str | None
     invocations: list = field(default_factory=list)
     writes: list = field(default_factory=list)
+    reads: list = field(default_factory=list)
     budget: int = 2000  # simple commands per scan: bounds eval/bash -c loops
     upstream: tuple = ()  # the programs of the pipeline so far
 
@@ -93,6 +95,8 @@ class _Walk:
         for op, target in cmd.redirs:
             if op in _OUT_REDIRS or (op == ">&" and not target.isdigit() and target != "-"):
                 self.write(target, cwd, exact, tuple(words) or (op + target,), f"{op} {target}" if words else "")
+            elif op == "<" and (path := _resolve(cwd if exact else None, target, self.home)) is not None:
+                self.reads.append(Write(path, tuple(words) or ("<",), f"< {target}"))
         if not words or words[0] in _SKIP_HEADS:
             return cwd, exact
         head = words[0]
@@ -157,7 +161,7 @@ def scan(command, cwd: str | None = None, *, home: str | None = None) -> Scan:
             walk.argv(tuple(_clean(w) for w in command[:4096]), [], cwd, True, (), 0)
     except RecursionError:  # pragma: no cover - depth is bounded; belt and braces
         pass
-    return Scan(tuple(walk.invocations), tuple(walk.writes))
+    return Scan(tuple(walk.invocations), tuple(walk.writes), tuple(walk.reads))
 
 
 _PATCH_FILE = re.compile(r"^\*\*\* (?:(Update|Add|Delete) File|Move to): (.+?)\s*$", re.MULTILINE)
