@@ -7,7 +7,7 @@ import shutil
 import pytest
 from guard_helpers import git_repo
 
-from tacit.guards.derive import spec_from_pattern
+from tacit.guards.patterns import spec_from_pattern
 from tacit.guards.why import explain, ungrounded
 from tacit.projects import project_for
 from tacit.stores import history

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tacit.guards.derive import derive_guard, derive_guards, spec_from_pattern
-from tacit.guards.model import CommandMatch, PathMatch, PushMatch, SudoMatch
+from tacit.guards.derive import derive_guard, derive_guards
+from tacit.guards.patterns import spec_from_pattern
+from tacit.guards.model import CommandMatch, MergeMatch, PathMatch, PushMatch, ReadMatch, SudoMatch
 
 SUDO = SudoMatch()
 
@@ -207,6 +208,9 @@ def test_never_raises(text):
     ("push:main,release/1.x", PushMatch(("main", "release/1.x"), False)),
     ("force-push:main", PushMatch(("main",), True)),
     ("sudo", SUDO),
+    ("read:.env, secrets/", ReadMatch((".env", "secrets/"))),
+    ("merge", MergeMatch(("main", "master"))),
+    ("merge:release/*", MergeMatch(("release/*",))),
 ])
 def test_spec_from_pattern(pattern, match):
     spec = spec_from_pattern(pattern, "because I said so", instead="pnpm", action="deny")
@@ -217,7 +221,8 @@ def test_spec_from_pattern(pattern, match):
 
 @pytest.mark.parametrize("pattern, because, action", [
     ("npm", "", "ask"), ("", "x", "ask"), ("npm | sh", "x", "ask"), ("path:../x", "x", "ask"),
-    ("push:bad name!", "x", "ask"), ("npm", "x", "block"), (None, "x", "ask"), ("npm", None, "ask"),
+    ("push:bad name!", "x", "ask"), ("read:", "x", "ask"), ("read:../.env", "x", "ask"),
+    ("merge:bad name!", "x", "ask"), ("npm", "x", "block"), (None, "x", "ask"), ("npm", None, "ask"),
 ])
 def test_spec_from_pattern_rejects(pattern, because, action):
     assert spec_from_pattern(pattern, because, action=action) is None

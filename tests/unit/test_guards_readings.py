@@ -410,7 +410,7 @@ def test_an_unquoted_glob_not_said_as_branches_derives_nothing():
 
 
 def test_a_pattern_guard_may_name_a_branch_glob():
-    from tacit.guards.derive import spec_from_pattern
+    from tacit.guards.patterns import spec_from_pattern
     spec = spec_from_pattern("push:release/*", "release branches are cut by CI")
     guards = GuardSet([Guard(spec, 1, "project", ROOT, "cli")])
     assert stops(guards, "Bash", "git push origin release/4.1")

@@ -320,3 +320,13 @@ def test_each_host_is_stopped_before_the_read_runs(cfg, tmp_path, host, tool, ke
         assert not fine.ask and not fine.block
     finally:
         engine.close()
+
+
+def test_guard_add_read_pattern_by_hand(run):
+    code, out, _ = run("guard", "add", "read:.env, secrets/", "--because", "the keys live there", "--scope", "global",
+                       "--json")
+    assert code == 0 and json.loads(out)["guard"]["kind"] == "path_read"
+    code, out, _ = run("guard", "test", "cat secrets/prod.json", "--json")
+    assert code == 0 and json.loads(out)["fires"] is True
+    code, out, _ = run("guard", "test", "--edit", ".env", "--json")
+    assert json.loads(out)["fires"] is False  # a read guard leaves changing the file to edit rules

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
-from tacit.guards.derive import spec_from_pattern
+from tacit.guards.patterns import spec_from_pattern
 from tacit.guards.model import CommandMatch, GuardSpec, RebaseMatch
 from tacit.guards.rebase import rebase_base
 

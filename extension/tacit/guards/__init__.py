@@ -12,7 +12,8 @@ Pure and deterministic: no file, clock or process access; the store, CLI,
 history and host wiring live elsewhere.
 """
 
-from tacit.guards.derive import derive_guard, derive_guards, spec_from_pattern
+from tacit.guards.derive import derive_guard, derive_guards
+from tacit.guards.patterns import spec_from_pattern
 from tacit.guards.match import Call, GuardSet, Hit, check, normalize_call
 from tacit.guards.model import ACTIONS, SCOPES, CommandMatch, Guard, GuardSpec, PathMatch, PushMatch, SudoMatch
 from tacit.guards.reason import reason

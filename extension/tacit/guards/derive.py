@@ -34,11 +34,10 @@ from tacit.guards.quoted_over import flag_over, quoted_over
 from tacit.guards.reason_words import REASON_HEAD, said_harm
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
                                  _objectless_edit, _other_shapes)
-from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _ENGLISH_TOOLS, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
+from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_WORD, _CMD_WORD, _DONT, _ENGLISH_TOOLS, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
                                 _SCRIPT_LIKE, cli_command, first_match, shell_words, without_placeholders)
-from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
-                                SqlMatch, SudoMatch)
+from tacit.guards.model import CommandMatch, GuardSpec, PushMatch, RebaseMatch, SudoMatch
 
 MAX_LESSON_CHARS = 600
 
@@ -566,37 +565,3 @@ def derive_guard(lesson_text) -> GuardSpec | None:
     """The one guard a lesson states exactly, or None (no rule, vetoed, or more than one guard)."""
     specs = derive_guards(lesson_text)
     return specs[0] if len(specs) == 1 else None
-
-
-def spec_from_pattern(pattern, because, *, instead: str | None = None,
-                      action: str = "ask") -> GuardSpec | None:
-    """What ``tacit guard add PATTERN --because …`` adds: ``path:GLOB[,GLOB]``, ``push[:BRANCH,…]``,
-    ``force-push[:BRANCH]``, ``sudo``, ``pipe``, ``sql:STATEMENT[,…]`` or a command's words
-    (``git push --no-verify``); None when the pattern is malformed or ``because`` is empty."""
-    if not isinstance(pattern, str) or not isinstance(because, str) or action not in ("ask", "deny"):
-        return None
-    pattern = " ".join(pattern.split())
-    because = " ".join(because.split())[:MAX_LESSON_CHARS]
-    if not pattern or not because:
-        return None
-    low = pattern.lower()
-    kind, _, rest = pattern.partition(":")
-    if low.startswith("path:"):
-        patterns = [p.strip() for p in rest.split(",") if p.strip()]
-        if not patterns or any(".." in p.split("/") for p in patterns):
-            return None
-        return GuardSpec(PathMatch(tuple(patterns)), because, instead, action)
-    if low in ("push", "force-push") or low.startswith(("push:", "force-push:")):
-        branches = tuple(b.strip() for b in rest.split(",") if b.strip()) if ":" in pattern else ()
-        if any(not (_BRANCH_WORD.fullmatch(b) or _BRANCH_GLOB.fullmatch(b)) for b in branches):
-            return None
-        return GuardSpec(PushMatch(branches, kind.lower() == "force-push"), because, instead, action)
-    if low in ("sudo", "pipe"):
-        return GuardSpec(SudoMatch() if low == "sudo" else PipeMatch(), because, instead, action)
-    if low.startswith("sql:"):
-        statements = tuple(s.strip().replace(" ", "_").replace("-", "_") for s in rest.split(",") if s.strip())
-        if not statements or not set(statements) <= set(SQL_STATEMENTS):
-            return None
-        return GuardSpec(SqlMatch(statements), because, instead, action)
-    spec = _run(f"never run `{pattern}`", because)
-    return GuardSpec(spec.match, because, instead, action) if spec else None

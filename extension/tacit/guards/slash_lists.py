@@ -7,8 +7,6 @@ git push, …, or git rebase"; quoted items stay quoted), or None when it has no
 
 from __future__ import annotations
 
-import re
-
 from tacit.lazyre import lazy
 from tacit.guards.git_verbs import GIT_COMMANDS
 from tacit.guards.words import _KNOWN_PROGRAMS

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from tacit.guards.code_names import code_object
-from tacit.guards.derive import _prepare, spec_from_pattern
+from tacit.guards.derive import _prepare
+from tacit.guards.patterns import spec_from_pattern
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PushMatch
 from tacit.guards.not_rules import about_file_content
 from tacit.guards.words import _EXTENSIONLESS_FILES, _KNOWN_PROGRAMS

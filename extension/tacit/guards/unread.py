@@ -11,7 +11,8 @@ import re
 from dataclasses import replace
 
 from tacit.guards.clauses import _CONDITION_PLACE, _EXCEPTION, _HEDGE, _NOT_A_BAN, _PLACEHOLDER, Clause, _protect, veto
-from tacit.guards.derive import _prepare, spec_from_pattern
+from tacit.guards.derive import _prepare
+from tacit.guards.patterns import spec_from_pattern
 from tacit.guards.spans import _command, _path
 from tacit.guards.words import _KNOWN_PROGRAMS
 
