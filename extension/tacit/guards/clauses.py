@@ -20,7 +20,9 @@ from tacit.guards.words import _KNOWN_PROGRAMS, RULE_VERBS, SAID_BEFORE_CUE, ver
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
-_BULLET = lazy(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+")
+# a list mark or a number says where a rule sits: "3)", "### 2.1", "a)", a keycap "1\ufe0f\u20e3"
+_BULLET = lazy(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}(?:\.\d{1,3})*[.)]\s+|\d{1,3}(?:\.\d{1,3})+\s+|[a-z]\)\s+|"
+               r"\d\ufe0f?\u20e3\s*|#{1,6}\s+|\[[ xX]?\]\s+)+")
 _SYMBOLS = lazy(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
 # a markdown link reads as its text: "use [uv](https://…) instead of pip"
 _LINK = lazy(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")

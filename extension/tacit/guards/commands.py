@@ -222,6 +222,18 @@ _ENV_RUNNERS = frozenset(("uv", "poetry", "pipenv", "pdm", "rye", "hatch"))
 _VENV_PYTHON = lazy(r"(?:^|/)\.?(?:venv|virtualenv|env)[\w.-]*/bin/python$")
 
 
+class _Prefix(str):
+    """A word said with a trailing ``*`` (`make secrets-*`): every word it begins."""
+
+    def __contains__(self, word) -> bool:
+        return isinstance(word, str) and word.startswith(str(self))
+
+
+def _position(prog: str, word: str):
+    """The words one place of the command takes: the word and its aliases, or a ``secrets-*`` prefix."""
+    return _Prefix(word[:-1]) if word.endswith("*") else _SUB_ALIASES.get((prog, word), frozenset((word,)))
+
+
 class _Command:
     """A compiled ``CommandMatch``."""
 
@@ -238,7 +250,7 @@ class _Command:
             1 if subcommands[0] in _RUN_SCRIPT and len(subcommands) > 1 else 0])
         if self.script and subcommands[0] in _RUN_SCRIPT:
             subcommands = subcommands[1:]
-        self.positions = tuple(_SUB_ALIASES.get((prog, w), frozenset((w,))) for w in subcommands)
+        self.positions = tuple(_position(prog, w) for w in subcommands)
         self.flags = tuple(_flag_forms(prog, f) for f in match.flags)
         self.allow_info = match.allow_info
         self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base, frozenset()))

@@ -35,8 +35,8 @@ from tacit.guards.reason_words import REASON_HEAD, said_harm
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_WORD, _CMD_WORD, _DONT, _ENGLISH_TOOLS, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
-                                _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
-                                _SCRIPT_LIKE, cli_command, first_match, shell_words, without_placeholders)
+                                _PATH_WORD, _SHELL_META, _STOP_WORDS, ALL_FORMS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
+                                _SCRIPT_LIKE, cli_command, first_match, shell_words, unshouted, without_placeholders)
 from tacit.guards.model import CommandMatch, GuardSpec, PushMatch, RebaseMatch, SudoMatch
 
 MAX_LESSON_CHARS = 600
@@ -269,20 +269,26 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
             words = shell_words(inner)
         except ValueError:
             return None
-        return without_placeholders(words) if words else None
-    words = cmd.split()
+        return without_placeholders(_unshouted(words)) if words else None
+    words = _unshouted(cmd.split())
     if not words or words[0].lower() not in _KNOWN_PROGRAMS and not (
             script and (_SCRIPT_PATH.fullmatch(words[0]) or named_cli(words))):  # "never run sops decrypt"
         return None
     if words[0][:1].isupper() and not words[0].isupper() and len(words) > 1:
         return None  # "do not use Vite environment variables": a name in prose, not a command typed
     for i, w in enumerate(words[1:], 2):
-        if w.lower() in _STOP_WORDS:
+        if w.lower() in _STOP_WORDS and not (w == "all" and i == len(words) == 3 and
+                                             (words[0].lower(), words[1].lower()) in ALL_FORMS):
             return None
         if not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w) or w in (".", "./") and i == len(words)
                 or i == len(words) and _GO_PATTERN.fullmatch(w)):
             return None
     return without_placeholders([words[0].lower()] + words[1:])
+
+
+def _unshouted(words: list) -> list:
+    """The words as typed (``unshouted``), but `DROP TABLE` stays a statement in capitals."""
+    return words if not words or words[0].lower() in _SQL_HEADS else unshouted(words)
 
 
 _GO_PATTERN = lazy(r"(?:\.{1,2}/)?(?:[\w.-]+/)*\.\.\.")  # "go test ./...": every package below
@@ -365,7 +371,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     if len(subs) > 4:
         return None
     for s in subs:
-        if not _CMD_WORD.fullmatch(s) and not (s in (".", "./") or "/" in s and _PATH_WORD.fullmatch(s)) or s.startswith("/"):
+        if not _CMD_WORD.fullmatch(s.removesuffix("*") if s is subs[-1] else s) and not (  # `make secrets-*`: a prefix
+                s in (".", "./") or "/" in s and _PATH_WORD.fullmatch(s)) or s.startswith("/"):
             return None
     return GuardSpec(CommandMatch((program,), tuple(subs), tuple(flags), True), because)
 

@@ -141,6 +141,9 @@ _STOP_WORDS = frozenset((
     "except", "only", "first", "locally", "manually", "automatically", "unless", "just", "any",
     "every", "everything", "again", "instead", "prod", "production", "staging", "yet", "now",
     "commands", "command", "scripts", "script", "tests", "migrations", "things", "stuff", "there", "here"))
+# "pm2 delete all": where "all" is the argument of a known form of the command, not a word of prose
+ALL_FORMS = frozenset((("pm2", "delete"), ("pm2", "stop"), ("pm2", "restart"), ("pm2", "reload"), ("pm2", "reset"),
+                       ("supervisorctl", "stop"), ("supervisorctl", "restart"), ("supervisorctl", "start")))
 _SHELL_META = lazy(r"[|;&<>$`(){}\\]")
 
 
@@ -265,6 +268,19 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
 _CLI_VERBS = frozenset(("install", "uninstall", "update", "upgrade", "deploy", "publish", "release", "push", "pull",
                         "reset", "clean", "init", "sync", "migrate", "load", "unload", "destroy", "apply", "prune",
                         "purge", "login", "logout", "restart"))
+
+
+# a word a shouted command keeps as written: a path or a file ("src/API.ts"), a one-letter flag (-A is not -a)
+_KEEPS_CASE = lazy(r"[^/.]*[/.].*|-[A-Za-z]")
+
+
+def unshouted(words: list) -> list:
+    """`PRISMA MIGRATE RESET`, "NEVER RUN GIT PUSH --FORCE": a command said in capitals is shouted, and
+    commands are typed lower-case; a mixed-case one, and its paths and one-letter flags, keep their case."""
+    said = [w for w in words if not _KEEPS_CASE.fullmatch(w)]
+    if len(words[0]) < 2 or not said or said[0] is not words[0] or any(not w.isupper() for w in said):
+        return words
+    return [w if _KEEPS_CASE.fullmatch(w) else w.lower() for w in words]
 
 
 def cli_command(words: list) -> bool:

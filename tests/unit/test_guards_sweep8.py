@@ -1,0 +1,79 @@
+"""Readings from an eighth sweep ("rules that hold"): a rule said under a number, a known form with "all",
+a command said in capitals, a quoted glob in a mixed list, sudo narrowed to one program, and not switching
+branches. Each case quotes a real instruction-file line (by its find_string hit) or the bare lesson a person
+would type. Calls run through the public API: derive_guards / rules_in, then GuardSet.check of normalize_call."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import derive_guards
+from test_guards_sweep7 import _line, _stops
+
+# (file text, calls it stops, calls it lets through)
+LINES = [
+    # find_string hit 61494333779: a numbered item with two sentences
+    ("4. Stage explicit paths only. Never use `git add -A`.\n", ["git add -A"], ["git add src/a.ts"]),
+    # find_string hits 56714559406, 66832485411, 62477005517: "all" is pm2's own argument, not prose
+    ("- Do not run `pm2 delete all`.\n", ["pm2 delete all"], ["pm2 delete myapp", "pm2 list"]),
+    ("**Never** run `pm2 delete all`, `pm2 kill`, or `pm2 stop all`. Those stop every product on this VPS.\n",
+     ["pm2 delete all", "pm2 kill", "pm2 stop all"], ["pm2 delete smebuze-api", "pm2 stop smebuze-api"]),
+    # find_string hit 70707037246: the quoted item of a mixed list is a make target prefix
+    ("- Never run sops or `make secrets-*`.\n", ["sops -d secrets.enc.yaml", "make secrets-pull"],
+     ["make test", "make secret"]),
+]
+
+# bare lessons, as typed to an agent: (lesson, calls it stops, calls it lets through)
+BARE = [
+    # numbers before the rule say where it sits, not what it says
+    ("### 2.1 Never run drizzle-kit push", ["npx drizzle-kit push"], ["npx drizzle-kit generate"]),
+    ("2.1 Never run drizzle-kit push", ["npx drizzle-kit push"], ["npx drizzle-kit generate"]),
+    ("#### 2.1.3 Never use `git add -A`", ["git add -A"], ["git add a.py"]),
+    ("3) Never use `git add -A`", ["git add -A"], ["git add a.py"]),
+    ("a) never use `git add -A`", ["git add -A"], ["git add a.py"]),
+    ("1\ufe0f\u20e3 Never use `git add -A`", ["git add -A"], ["git add a.py"]),
+    ("Step 4: never run drizzle-kit push", ["npx drizzle-kit push"], ["npx drizzle-kit generate"]),
+    # "all" of a known form
+    ("never run pm2 delete all", ["pm2 delete all"], ["pm2 delete myapp", "pm2 restart myapp"]),
+    ("never run pm2 stop all", ["pm2 stop all"], ["pm2 stop myapp"]),
+    # shouting is emphasis; a one-letter flag, a path and a mixed-case name keep their case
+    ("NEVER RUN GIT PUSH --FORCE", ["git push --force", "git push --force origin x"], ["git push origin x"]),
+    ("never run `PRISMA MIGRATE RESET`", ["npx prisma migrate reset"], ["npx prisma migrate dev"]),
+    ("NEVER RUN GIT ADD -A", ["git add -A"], ["git add a.py"]),
+    ("NEVER EDIT `src/Generated/API.ts`", ["E:src/Generated/API.ts"], ["E:src/generated/api.ts"]),
+    ("never run `make secrets-*`", ["make secrets-pull", "make secrets-"], ["make secret", "make test"]),
+]
+
+# lines that must give no guard at all
+NOTHING = [
+    "3.11 is the python we use",
+    "never run pm2 delete all apps",  # "all apps" is prose, not pm2's argument
+    "never run git add all",  # `git add all` is no form of git add
+    "never run `make *`",  # every target: no prefix
+]
+
+
+@pytest.mark.parametrize("text, stopped, fine", LINES)
+def test_line(text, stopped, fine):
+    specs = _line(text)
+    assert specs, text
+    assert all(_stops(specs, stopped)), (text, stopped)
+    assert not any(_stops(specs, fine)), (text, fine)
+
+
+@pytest.mark.parametrize("lesson, stopped, fine", BARE)
+def test_bare_lesson(lesson, stopped, fine):
+    specs = list(derive_guards(lesson))
+    assert specs, lesson
+    assert all(_stops(specs, stopped)), (lesson, stopped)
+    assert not any(_stops(specs, fine)), (lesson, fine)
+
+
+@pytest.mark.parametrize("text", NOTHING)
+def test_no_guard(text):
+    assert _line(text + "\n") == [] and list(derive_guards(text)) == [], text
+
+
+def test_sql_in_capitals_stays_a_statement():
+    # `DROP TABLE` is no program named drop: lowering a shouted command leaves SQL as it was
+    assert [s.describe() for s in derive_guards("never run `DROP TABLE`")] == ["SQL: drop table"]
