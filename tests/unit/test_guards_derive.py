@@ -154,7 +154,7 @@ def test_sudo_lessons(text):
     # hedged or qualified
     "use pnpm, not npm, unless CI needs it", "use npm, not pnpm, for the docs site",
     "don't run prettier on generated files", "never push without running tests",
-    "don't use sudo for npm", "avoid npm", "we usually use pnpm, not npm",
+    "avoid npm", "we usually use pnpm, not npm",
     "use pnpm if possible, not npm", "maybe use uv instead of pip",
     "Never push to main. Unless it's a hotfix.", "never force push to main after review",
     "I think we use yarn, not npm", "don't use sudo unless asked",

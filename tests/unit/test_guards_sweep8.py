@@ -21,6 +21,13 @@ LINES = [
     # find_string hit 70707037246: the quoted item of a mixed list is a make target prefix
     ("- Never run sops or `make secrets-*`.\n", ["sops -d secrets.enc.yaml", "make secrets-pull"],
      ["make test", "make secret"]),
+    # find_string hit 60280820302: sudo narrowed to npm stops sudo running npm, not every sudo
+    # (nor npm run plainly, a rule of its own)
+    ("- **Use nvm ALWAYS** - NEVER install Node globally, NEVER use `sudo npm`\n",
+     ["sudo npm install -g x", "sudo -E npm ci"], ["sudo apt-get install x", "npm install", "sudo -u www npx serve"]),
+    # find_string hit 53395473265
+    ("- **Permission errors with npm** \u2014 Never use `sudo npm install -g`. Use nvm instead.\n",
+     ["sudo npm install -g x"], ["npm install -g x", "sudo chown -R me ~/.npm"]),
 ]
 
 # bare lessons, as typed to an agent: (lesson, calls it stops, calls it lets through)
@@ -41,6 +48,10 @@ BARE = [
     ("never run `PRISMA MIGRATE RESET`", ["npx prisma migrate reset"], ["npx prisma migrate dev"]),
     ("NEVER RUN GIT ADD -A", ["git add -A"], ["git add a.py"]),
     ("NEVER EDIT `src/Generated/API.ts`", ["E:src/Generated/API.ts"], ["E:src/generated/api.ts"]),
+    ("don't use sudo for npm installs", ["sudo npm install x", "sudo npm i -g x"], ["sudo apt-get install x", "npm install x"]),
+    ("never run pip with sudo", ["sudo pip install x", "sudo -H pip3 install x"], ["pip install x", "sudo apt install x"]),
+    # find_string hit 56597569526 (a memory guide's example correction)
+    ("Don't use sudo for Docker commands, user is in docker group", ["sudo docker ps"], ["docker ps", "sudo systemctl restart x"]),
     ("never run `make secrets-*`", ["make secrets-pull", "make secrets-"], ["make secret", "make test"]),
 ]
 
@@ -50,6 +61,8 @@ NOTHING = [
     "never run pm2 delete all apps",  # "all apps" is prose, not pm2's argument
     "never run git add all",  # `git add all` is no form of git add
     "never run `make *`",  # every target: no prefix
+    "never run `sudo -u postgres psql`",  # sudo's options and a user: no program to narrow to
+    "don't use sudo for the first command",  # no program
 ]
 
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 from tacit.guards.model import CommandMatch
 from tacit.guards.push import GIT_VALUE_OPTS
 from tacit.guards.shell import program_name, skip_options
-from tacit.guards.wrappers import (_NPM_VALUE, _PNPM_BUILTINS, _PNPM_VALUE, _POETRY_VALUE, _PYTHON_VALUE, _UV_VALUE,
+from tacit.guards.wrappers import (_SUDO_VALUE, _NPM_VALUE, _PNPM_BUILTINS, _PNPM_VALUE, _POETRY_VALUE, _PYTHON_VALUE, _UV_VALUE,
                                    _YARN_BUILTINS, _YARN_VALUE)
 from tacit.lazyre import lazy
 
@@ -392,13 +392,24 @@ _SUDO_ONLY = frozenset(("-l", "--list", "-ll", "-v", "--validate", "-k", "--rese
 
 class _Sudo:
     """A compiled ``SudoMatch`` for one program: any use but ``sudo -l``,
-    ``sudo -k``, ``sudo -v``, ``sudo --version`` alone."""
+    ``sudo -k``, ``sudo -v``, ``sudo --version`` alone; with ``runs``, only running one of them."""
 
-    __slots__ = ()
+    __slots__ = ("runs",)
     placed = False
 
+    def __init__(self, runs: tuple = ()):
+        self.runs = frozenset(runs)
+
     def matches(self, argv: tuple) -> bool:
+        if self.runs:  # `sudo -u root npm i`: the program after sudo's options
+            i = skip_options(argv, 1, _SUDO_VALUE)
+            return i < len(argv) and not self.runs.isdisjoint(program_names(program_name(argv[i])))
         return len(argv) < 2 or not all(a in _SUDO_ONLY for a in argv[1:])
 
 
 SUDO = _Sudo()
+
+
+def sudo_matcher(runs: tuple) -> _Sudo:
+    """The compiled ``SudoMatch``: any sudo, or sudo running one of ``runs``."""
+    return _Sudo(runs) if runs else SUDO

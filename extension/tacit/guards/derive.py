@@ -32,6 +32,7 @@ from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, s
 from tacit.guards.path_rules import _paths, _removals
 from tacit.guards.quoted_over import flag_over, quoted_over
 from tacit.guards.reason_words import REASON_HEAD, said_harm
+from tacit.guards.sudo_rules import sudo_for, sudo_running
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_WORD, _CMD_WORD, _DONT, _ENGLISH_TOOLS, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
@@ -346,8 +347,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
             trailing.append(w)  # a positional after a flag
         else:
             subs.append(w)
-    if program in _SUDO_WORDS:
-        return GuardSpec(SudoMatch(), because) if not subs and not flags else None
+    if program in _SUDO_WORDS:  # `sudo` alone, or `sudo npm`: sudo running that program
+        return GuardSpec(match, because) if (match := sudo_running(subs, flags)) else None
     if program == "git" and subs and subs[0] == "push":
         positional = subs[1:] + trailing
         force_flags = {"--force", "-f", "--force-with-lease"}
@@ -383,6 +384,7 @@ _NEEDS = (
     (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits|add|format", re.I),
      _paths),
     (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), _alternative),
+    (lazy(r"sudo", re.I), sudo_for),
     (lazy(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
                 r"permitted|limits|sudo|doas|install)\b", re.I),
      _negative_use),

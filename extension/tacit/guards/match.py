@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterable
 
-from tacit.guards.commands import _SUB_VALUE, SUDO, _Command, _git_sub, _is_info, program_names
+from tacit.guards.commands import _SUB_VALUE, _Command, _git_sub, _is_info, program_names, sudo_matcher
 from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.branch_names import branch_name_fires
 from tacit.guards.model import (BranchNameMatch, CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
@@ -161,7 +161,7 @@ class GuardSet:
                         (idx, guard, scope_root, _Command(m, prog, guard.instead)))
             elif isinstance(m, SudoMatch):
                 for prog in m.programs:
-                    self._by_program.setdefault(prog, []).append((idx, guard, scope_root, SUDO))
+                    self._by_program.setdefault(prog, []).append((idx, guard, scope_root, sudo_matcher(m.runs)))
             elif isinstance(m, PushMatch):
                 self._content.append((idx, guard, None, _push_at, (m, scope_root)))
             elif type(m) in _CONTENT_TESTS:

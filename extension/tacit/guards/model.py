@@ -14,7 +14,7 @@ ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
 # written only when set
 _OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only",
-                       "to_file", "repo", "shows_only", "local_only")
+                       "to_file", "repo", "shows_only", "local_only", "runs")
 
 
 class _Match:
@@ -105,10 +105,14 @@ class PushMatch(_Match):
 @dataclass(frozen=True, slots=True)
 class SudoMatch(_Match):
     """Any command run with raised privileges: ``sudo``, ``sudoedit``,
-    ``doas``, ``pkexec``, ``run0``, ``su``."""
+    ``doas``, ``pkexec``, ``run0``, ``su``; with ``runs``, only those programs run so ("`sudo npm`")."""
 
     kind: ClassVar[str] = "sudo"
     programs: tuple[str, ...] = ("sudo", "sudoedit", "doas", "pkexec", "run0", "su")
+    runs: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:  # a guard on every sudo reads as it did before ``runs``
+        return f"SudoMatch(programs={self.programs!r}" + (f", runs={self.runs!r})" if self.runs else ")")
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +233,7 @@ SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_whe
 
 
 # what a guard of each other kind stops, in a few words
-_SAYS = {SudoMatch: lambda m: "sudo (raised privileges)",
+_SAYS = {SudoMatch: lambda m: " ".join(("sudo", *m.runs)) + " (raised privileges)",
          PipeMatch: lambda m: f"{'/'.join(m.sources)} piped into " + ("a shell" if m.code else "/".join(m.sinks)),
          CommitMatch: lambda m: "git commit on " + ", ".join(m.branches),
          CommitPathMatch: lambda m: "git add/commit of " + ", ".join(m.patterns),
