@@ -25,6 +25,16 @@ LINES = [
     # (nor npm run plainly, a rule of its own)
     ("- **Use nvm ALWAYS** - NEVER install Node globally, NEVER use `sudo npm`\n",
      ["sudo npm install -g x", "sudo -E npm ci"], ["sudo apt-get install x", "npm install", "sudo -u www npx serve"]),
+    # find_string hits 58456739076, 58103387161, 70626159942: leaving the branch (to another, a new one or a
+    # detached HEAD) is switching; restoring a file with checkout is not, nor checking out the branch already current
+    ("- Stay on `cursor/ox-eventloop-2ac0`. Never checkout another branch.\n",
+     ["git checkout main", "git switch dev", "git checkout -b other", "git switch -c x", "git checkout v1.2.0"],
+     ["git checkout -- a.py", "git checkout src/a.py", "git status", "git branch -a",
+      "git checkout cursor/ox-eventloop-2ac0 @cursor/ox-eventloop-2ac0", "git -C ../other checkout main"]),
+    ("Never touch another agent's worktree. Never checkout another branch.\n", ["git checkout main"],
+     ["git checkout -- ."]),
+    ("   (below). Never switch branches. Never push. Never `reset --hard`, never\n", ["git switch main", "git push"],
+     ["git restore a.py", "git checkout HEAD -- a.py"]),
     # find_string hit 53395473265
     ("- **Permission errors with npm** \u2014 Never use `sudo npm install -g`. Use nvm instead.\n",
      ["sudo npm install -g x"], ["npm install -g x", "sudo chown -R me ~/.npm"]),
@@ -52,6 +62,8 @@ BARE = [
     ("never run pip with sudo", ["sudo pip install x", "sudo -H pip3 install x"], ["pip install x", "sudo apt install x"]),
     # find_string hit 56597569526 (a memory guide's example correction)
     ("Don't use sudo for Docker commands, user is in docker group", ["sudo docker ps"], ["docker ps", "sudo systemctl restart x"]),
+    ("don't switch branches", ["git checkout main", "git switch dev"], ["git checkout -- a.py", "git status"]),
+    ("never change branches", ["git switch -"], ["git branch new-one", "git checkout ."]),
     ("never run `make secrets-*`", ["make secrets-pull", "make secrets-"], ["make secret", "make test"]),
 ]
 
@@ -63,6 +75,9 @@ NOTHING = [
     "never run `make *`",  # every target: no prefix
     "never run `sudo -u postgres psql`",  # sudo's options and a user: no program to narrow to
     "don't use sudo for the first command",  # no program
+    # find_string hits 68733287952, 17052884187: a case the check cannot see
+    "Never switch branches in another agent's directory or remove a worktree that contains unreviewed work.",
+    "- \u274c **NEVER switch branches when starting a new task** - the user has already set up the branch",
 ]
 
 

@@ -33,6 +33,7 @@ from tacit.guards.path_rules import _paths, _removals
 from tacit.guards.quoted_over import flag_over, quoted_over
 from tacit.guards.reason_words import REASON_HEAD, said_harm
 from tacit.guards.sudo_rules import sudo_for, sudo_running
+from tacit.guards.switches import switch_rule
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_WORD, _CMD_WORD, _DONT, _ENGLISH_TOOLS, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
@@ -385,6 +386,7 @@ _NEEDS = (
      _paths),
     (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), _alternative),
     (lazy(r"sudo", re.I), sudo_for),
+    (lazy(r"switch|change|swap|check\s?out", re.I), switch_rule),
     (lazy(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
                 r"permitted|limits|sudo|doas|install)\b", re.I),
      _negative_use),

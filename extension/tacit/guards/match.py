@@ -15,8 +15,10 @@ from tacit.guards.commands import _SUB_VALUE, _Command, _git_sub, _is_info, prog
 from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.branch_names import branch_name_fires
 from tacit.guards.model import (BranchNameMatch, CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
-                                MergeMatch, PipeMatch, PushMatch, ReadMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
+                                MergeMatch, PipeMatch, PushMatch, ReadMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch,
+                                SwitchMatch)
 from tacit.guards.paths import PathGuard, _below, compile_pattern, glob_regex
+from tacit.guards.switches import switch_fires
 from tacit.guards.push import SAME, GIT_VALUE_OPTS, push_fires, push_targets, switched_branch
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.merges import merge_fires, on_branch
@@ -264,7 +266,8 @@ def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
 
 
 _CONTENT_TESTS = {PipeMatch: pipe_fires, CommitMatch: _commit_fires, SqlMatch: sql_fires, RebaseMatch: rebase_fires,
-                  OptionMatch: option_fires, BranchNameMatch: branch_name_fires, MergeMatch: merge_fires}
+                  OptionMatch: option_fires, BranchNameMatch: branch_name_fires, MergeMatch: merge_fires,
+                  SwitchMatch: switch_fires}
 _COMMIT_VALUE = _SUB_VALUE["git"]["commit"]
 
 
@@ -297,7 +300,7 @@ def _commit_path_fires(found: PathGuard, inv: Invocation, call: Call) -> bool:
 
 
 # the tests that only a git invocation can break
-_GIT_ONLY = frozenset((_push_at, _commit_fires, _commit_path_fires, rebase_fires, branch_name_fires))
+_GIT_ONLY = frozenset((_push_at, _commit_fires, _commit_path_fires, rebase_fires, branch_name_fires, switch_fires))
 
 
 def _opt(argv: tuple, name: str) -> str | None:

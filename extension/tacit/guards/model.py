@@ -226,8 +226,17 @@ class MergeMatch(_Match):
     local_only: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SwitchMatch(_Match):
+    """``git checkout``/``git switch`` that leaves the branch checked out (to another, a new one or a
+    detached HEAD); restoring files (``git checkout -- a.ts``) is no switch."""
+
+    kind: ClassVar[str] = "git_switch"
+
+
 Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
-         | RebaseMatch | RemoveMatch | OptionMatch | BranchNameMatch | ReadMatch | MergeMatch)
+         | RebaseMatch | RemoveMatch | OptionMatch | BranchNameMatch | ReadMatch | MergeMatch
+         | SwitchMatch)
 _MATCH_TYPES: dict[str, type] = {m.kind: m for m in get_args(Match)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
@@ -242,6 +251,7 @@ _SAYS = {SudoMatch: lambda m: " ".join(("sudo", *m.runs)) + " (raised privileges
          RebaseMatch: lambda m: "git rebase onto " + ", ".join(m.branches),
          ReadMatch: lambda m: "reading " + ", ".join(m.patterns) + (" (loading it allowed)" if m.shows_only else ""),
          MergeMatch: lambda m: ("local " if m.local_only else "") + "git merge into " + ", ".join(m.branches),
+         SwitchMatch: lambda m: "switching branches (git checkout/switch)",
          BranchNameMatch: lambda m: "a new branch not named " + " or ".join(m.allowed),
          OptionMatch: lambda m: f"{m.program} {'/'.join(m.verbs)} with {'/'.join(m.options)} " + ", ".join(m.values),
          SqlMatch: lambda m: "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)}
