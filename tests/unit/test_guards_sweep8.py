@@ -64,6 +64,10 @@ BARE = [
     ("Don't use sudo for Docker commands, user is in docker group", ["sudo docker ps"], ["docker ps", "sudo systemctl restart x"]),
     ("don't switch branches", ["git checkout main", "git switch dev"], ["git checkout -- a.py", "git status"]),
     ("never change branches", ["git switch -"], ["git branch new-one", "git checkout ."]),
+    # an exception in a following sentence with an order of its own, before an act the rule does not name, is that
+    # order's (its second sentence: find_string hit 70070695354)
+    ("Never run `git push --force`. Fix flagged warnings/violations before committing, unless they are pre-existing "
+     "and unrelated to the current change.", ["git push --force"], ["git push origin x"]),
     ("never run `make secrets-*`", ["make secrets-pull", "make secrets-"], ["make secret", "make test"]),
 ]
 
@@ -75,6 +79,9 @@ NOTHING = [
     "never run `make *`",  # every target: no prefix
     "never run `sudo -u postgres psql`",  # sudo's options and a user: no program to narrow to
     "don't use sudo for the first command",  # no program
+    # the following sentence's exception is about the rule's own act (committing, pushing): it still vetoes
+    "Never commit to main. Fix flagged warnings/violations before committing, unless they are pre-existing.",
+    "Never push to main. Unless it is a hotfix.",
     # find_string hits 68733287952, 17052884187: a case the check cannot see
     "Never switch branches in another agent's directory or remove a worktree that contains unreviewed work.",
     "- \u274c **NEVER switch branches when starting a new task** - the user has already set up the branch",

@@ -560,6 +560,9 @@ def _explains(c: Clause) -> bool:
 _SPAN = lazy(r"`([^`\n]+)`")
 
 
+_ACT_BEFORE = lazy(r"\b(?:(?:ask|check with \w+)\s+(?:\w+\s+)?)?before\s+([a-z]+ing)\b", re.I)
+
+
 def _own_rule(c: Clause, specs: tuple) -> bool:
     """Whether a conditional clause of another sentence states a rule of its own: a consequent
     that neither permits anything nor names (outside a negation) what ``specs`` stop (their flags,
@@ -576,8 +579,11 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
         m = _EXCEPTION.search(text)
         rest = text[: m.start()] if m else ""
     rest = without_harm(CONSEQUENT_REASON.sub("", rest).strip(" ,"))  # "…, create a new commit, because it breaks CI"
-    if not rest or _PERMIT.search(rest) or _BACK.search(rest):
+    # "Run tests before pushing" · "Ask before merging": before an act the rule does not name, no permission of it
+    acted = _ACT_BEFORE.sub(lambda m: m[0] if _stem(m[1]) in terms else " ", rest) if "before" in rest.lower() else rest
+    if not rest or _PERMIT.search(acted) or _BACK.search(acted):
         return False
+    rest = acted
     if all(getattr(s.match, "programs", None) for s in specs):  # "… clean up with `git clean -fd src/`": the
         ours = {p for s in specs for p in s.match.programs}  # words of another program's command are its own
         rest = _SPAN.sub(lambda m: m[0] if ours & set(m[1].lower().split()) or (m[1].split() or [""])[0].lower()
