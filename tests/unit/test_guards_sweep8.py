@@ -40,16 +40,12 @@ LINES = [
      ["sudo npm install -g x"], ["npm install -g x", "sudo chown -R me ~/.npm"]),
 ]
 
+# numbers before a rule say where it sits, not what it says (each also before "Never run drizzle-kit push")
+_MARKS = ["### 2.1 ", "2.1 ", "#### 2.1.3 ", "3) ", "a) ", "1\ufe0f\u20e3 ", "Step 4: "]
+
 # bare lessons, as typed to an agent: (lesson, calls it stops, calls it lets through)
-BARE = [
-    # numbers before the rule say where it sits, not what it says
-    ("### 2.1 Never run drizzle-kit push", ["npx drizzle-kit push"], ["npx drizzle-kit generate"]),
-    ("2.1 Never run drizzle-kit push", ["npx drizzle-kit push"], ["npx drizzle-kit generate"]),
-    ("#### 2.1.3 Never use `git add -A`", ["git add -A"], ["git add a.py"]),
-    ("3) Never use `git add -A`", ["git add -A"], ["git add a.py"]),
-    ("a) never use `git add -A`", ["git add -A"], ["git add a.py"]),
-    ("1\ufe0f\u20e3 Never use `git add -A`", ["git add -A"], ["git add a.py"]),
-    ("Step 4: never run drizzle-kit push", ["npx drizzle-kit push"], ["npx drizzle-kit generate"]),
+BARE = [(mark + "Never use `git add -A`", ["git add -A"], ["git add a.py"]) for mark in _MARKS] + [
+    (mark + "never run drizzle-kit push", ["npx drizzle-kit push"], ["npx drizzle-kit generate"]) for mark in _MARKS] + [
     # "all" of a known form
     ("never run pm2 delete all", ["pm2 delete all"], ["pm2 delete myapp", "pm2 restart myapp"]),
     ("never run pm2 stop all", ["pm2 stop all"], ["pm2 stop myapp"]),
@@ -88,20 +84,11 @@ NOTHING = [
 ]
 
 
-@pytest.mark.parametrize("text, stopped, fine", LINES)
-def test_line(text, stopped, fine):
-    specs = _line(text)
+@pytest.mark.parametrize("kind, text, stopped, fine", [("line", *c) for c in LINES] + [("lesson", *c) for c in BARE])
+def test_reading(kind, text, stopped, fine):
+    specs = _line(text) if kind == "line" else list(derive_guards(text))
     assert specs, text
-    assert all(_stops(specs, stopped)), (text, stopped)
-    assert not any(_stops(specs, fine)), (text, fine)
-
-
-@pytest.mark.parametrize("lesson, stopped, fine", BARE)
-def test_bare_lesson(lesson, stopped, fine):
-    specs = list(derive_guards(lesson))
-    assert specs, lesson
-    assert all(_stops(specs, stopped)), (lesson, stopped)
-    assert not any(_stops(specs, fine)), (lesson, fine)
+    assert (_stops(specs, stopped), _stops(specs, fine)) == ([True] * len(stopped), [False] * len(fine)), text
 
 
 @pytest.mark.parametrize("text", NOTHING)
