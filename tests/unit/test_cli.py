@@ -303,3 +303,42 @@ def test_a_closed_pipe_is_quiet(tacit_env):
     proc = subprocess.run(f"{sys.executable} -m tacit memory show --json | head -c 1", shell=True, env=tacit_env,
                           capture_output=True, text=True, timeout=60)
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# the docs name only real commands and options
+# ---------------------------------------------------------------------------
+
+DOC_PAGES = ["README.md", "docs/cli.md", "docs/guide.md", "docs/configuration.md", "docs/guards.md",
+             "docs/privacy.md", "docs/adding-a-host.md"]
+
+
+def _doc_command_problems(parser, line: str) -> list[str]:
+    """What is wrong with each `tacit …` span of a doc line: a command the parser does not know,
+    or an option that none of the named commands takes (`a\\|b` alternatives each count)."""
+    import re
+
+    problems = []
+    for span in re.findall(r"`(tacit [^`]+)`", line):
+        parsers, named = [parser], 0
+        for word in span.split()[1:]:
+            found = [_sub_actions(p)[alt] for p in parsers for alt in re.split(r"\\?\|", word)
+                     if alt in _sub_actions(p)]
+            if not found:
+                break
+            parsers, named = found, named + 1
+        if named == 0 and not span.split()[1].startswith(("-", "<")):
+            problems.append(f"no such command: {span}")
+        options = {o for p in parsers for a in p._actions for o in a.option_strings}  # noqa: SLF001
+        problems += [f"{span}: no option {opt}" for opt in re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", span)
+                     if opt not in options]
+    return problems
+
+
+def test_every_command_in_the_docs_parses():
+    root = Path(__file__).resolve().parents[2]
+    parser = cli.build_parser()
+    problems = [f"{page}:{n}: {problem}" for page in DOC_PAGES
+                for n, line in enumerate((root / page).read_text(encoding="utf-8").splitlines(), 1)
+                for problem in _doc_command_problems(parser, line)]
+    assert problems == []

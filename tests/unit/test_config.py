@@ -264,3 +264,15 @@ def test_every_setting_is_documented():
     text = DOCS.read_text(encoding="utf-8")
     missing = [key for key in DEFAULTS if not re.search(rf"`{re.escape(key)}`", text)]
     assert missing == [], f"add these settings to docs/configuration.md: {missing}"
+
+
+def test_every_documented_default_is_the_real_one():
+    """Each `| `key` | `default` |` row of docs/configuration.md names a real setting and shows its
+    default as TOML of the same type, so the doc cannot drift from ``DEFAULTS``."""
+    import tomllib
+
+    rows = re.findall(r"^\| `(\w+)` \| `([^`]*)` \|", DOCS.read_text(encoding="utf-8"), re.M)
+    wrong = [(key, shown) for key, shown in rows if key not in DEFAULTS
+             or (value := tomllib.loads(f"v = {shown}")["v"]) != DEFAULTS[key]
+             or type(value) is not type(DEFAULTS[key])]
+    assert wrong == [] and {key for key, _ in rows} == set(DEFAULTS), wrong

@@ -20,7 +20,7 @@ from tacit.slash import memory_consolidate, memory_skills
 
 def add_parser(subparsers) -> None:
     p = command(subparsers, "consolidate", _consolidate,
-                help="consolidate MEMORY.md and USER.md (/memory-consolidate)")
+                help="merge the memory that is near its limit, every scope here (/memory-consolidate)")
     p.add_argument("--deterministic", action="store_true", help="merge duplicates only; no child agent")
     p.add_argument("--force", action="store_true", help="also scopes that are not near their limit")
     p.add_argument("--project", metavar="DIR", help="the project whose memory (default: the working folder)")
