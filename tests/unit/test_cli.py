@@ -310,7 +310,8 @@ def test_a_closed_pipe_is_quiet(tacit_env):
 # ---------------------------------------------------------------------------
 
 DOC_PAGES = ["README.md", "docs/cli.md", "docs/guide.md", "docs/configuration.md", "docs/guards.md",
-             "docs/privacy.md", "docs/adding-a-host.md"]
+             "docs/privacy.md", "docs/adding-a-host.md", "docs/hosts/claude-code.md", "docs/hosts/codex.md",
+             "docs/hosts/hermes.md", "docs/hosts/pi.md"]
 
 
 def _doc_command_problems(parser, line: str) -> list[str]:
