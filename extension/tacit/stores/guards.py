@@ -296,7 +296,8 @@ class GuardStore:
         if spec is None:
             return {"success": False, "error": f"not a guard pattern: {pattern!r} (a command like `npm` or "
                                                "`terraform apply`, path:GLOB, push[:BRANCH], "
-                                               "force-push[:BRANCH] or sudo)"}
+                                               "force-push[:BRANCH], sudo, pipe (curl|wget into a shell) "
+                                               "or sql:drop_table,drop_database,truncate,delete_without_where)"}
         project_key = project.key if scope == "project" else ""
         root = project.main_root if scope == "project" else ""
         key = guard_key("u:", scope, project_key, spec=spec)
