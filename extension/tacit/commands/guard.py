@@ -182,7 +182,8 @@ def _add(args, cfg) -> int:
             return _fail(result["error"])
         gid = result["guard"]["id"]
         record = store.get(gid)
-        emit(result, text=f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): "
+        done = "Added" if result["created"] else "The lesson is already" if result.get("already") else "Updated"
+        emit(result, text=f"{done} guard {gid} ({record.action}): "
                           f"{record.spec.describe()}, "
                           f"{'in ' + record.project_root if record.scope == 'project' else 'everywhere'}. "
                           f"Lift it with `tacit guard remove {gid}`.")
