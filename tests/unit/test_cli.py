@@ -232,6 +232,8 @@ def test_doctor_reports_malformed_skills_and_permissive_files(tacit_env, cfg):
     assert any(str(cfg.memory_file) in p and "644" in p and "chmod go-rwx" in p for p in problems), problems
     assert any("broken-skill" in p for p in problems), problems
     assert report["skills"]["problems"] and report["files"]["memory_file"] == "mode 644"
+    text = run(tacit_env, "doctor").stdout  # the Memory line showed ✓ beside "mode 644" it then flagged
+    assert "  ✗ global: " in text and "mode 644" in text and "  ✓ global: " not in text, text
 
     # fix both: clean again
     os.chmod(cfg.memory_file, 0o600)
