@@ -275,7 +275,8 @@ def _test(args, cfg) -> int:
     def work(store: GuardStore) -> int:
         hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit)
         enabled = bool(cfg.settings.get("guards_enabled", True))  # off: a hit is counted, never stopped
-        off = "" if enabled else "\nGuards are off (guards_enabled = false in config.toml): nothing is stopped."
+        off = "" if enabled else (f"\nGuards are off (guards_enabled = false in {cfg.source_of('guards_enabled')}): "
+                                  "nothing is stopped.")
         emit({"success": True, "fires": bool(hits), "guards": hits, **({} if enabled else {"guards_enabled": False})},
              text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
              + (off if hits else "") or "No guard fires.")
