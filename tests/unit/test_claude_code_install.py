@@ -269,3 +269,10 @@ def test_cli_install_and_uninstall(tacit_env, tmp_path):
     proc = run("uninstall", "claude-code")
     assert proc.returncode == 0 and json.loads(proc.stdout)["success"]
     assert digest(home) == before
+
+
+def test_the_host_page_counts_the_hook_events_install_writes():
+    """docs/hosts/claude-code.md said 8 hooks after UserPromptExpansion made them 9."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "hosts" / "claude-code.md").read_text(encoding="utf-8")
+    assert f"hooks/hooks.json               {len(HOST.hook_events)} hook events" in page
+    assert all(f"| {event}" in page or f"/ {event}" in page for event in HOST.hook_events)

@@ -232,6 +232,8 @@ def test_doctor_reports_malformed_skills_and_permissive_files(tacit_env, cfg):
     assert any(str(cfg.memory_file) in p and "644" in p and "chmod go-rwx" in p for p in problems), problems
     assert any("broken-skill" in p for p in problems), problems
     assert report["skills"]["problems"] and report["files"]["memory_file"] == "mode 644"
+    text = run(tacit_env, "doctor").stdout  # the Memory line showed ✓ beside "mode 644" it then flagged
+    assert "  ✗ global: " in text and "mode 644" in text and "  ✓ global: " not in text, text
 
     # fix both: clean again
     os.chmod(cfg.memory_file, 0o600)
@@ -303,3 +305,60 @@ def test_a_closed_pipe_is_quiet(tacit_env):
     proc = subprocess.run(f"{sys.executable} -m tacit memory show --json | head -c 1", shell=True, env=tacit_env,
                           capture_output=True, text=True, timeout=60)
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# the docs name only real commands and options
+# ---------------------------------------------------------------------------
+
+DOC_PAGES = ["README.md", "docs/cli.md", "docs/guide.md", "docs/configuration.md", "docs/guards.md",
+             "docs/privacy.md", "docs/adding-a-host.md", "docs/hosts/claude-code.md", "docs/hosts/codex.md",
+             "docs/hosts/hermes.md", "docs/hosts/pi.md"]
+
+
+def _doc_command_problems(parser, line: str) -> list[str]:
+    """What is wrong with each `tacit …` span of a doc line: a command the parser does not know,
+    or an option that none of the named commands takes (`a\\|b` alternatives each count)."""
+    import re
+
+    problems = []
+    for span in re.findall(r"`(tacit [^`]+)`", line):
+        parsers, named = [parser], 0
+        for word in span.split()[1:]:
+            found = [_sub_actions(p)[alt] for p in parsers for alt in re.split(r"\\?\|", word)
+                     if alt in _sub_actions(p)]
+            if not found:
+                break
+            parsers, named = found, named + 1
+        if named == 0 and not span.split()[1].startswith(("-", "<")):
+            problems.append(f"no such command: {span}")
+        options = {o for p in parsers for a in p._actions for o in a.option_strings}  # noqa: SLF001
+        problems += [f"{span}: no option {opt}" for opt in re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", re.sub(r'"[^"]*"', "", span))
+                     if opt not in options]
+    return problems
+
+
+def _doc_lines(text: str):
+    """(number, line) of a doc page, a command line of a code block (`$ tacit …`, `tacit …  # why`)
+    given as a `tacit …` span like the prose's."""
+    import re
+
+    fence = None  # the open code block's language ("" for none), None outside one
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fence = line.strip()[3:] if fence is None else None
+            continue
+        shell = fence in ("bash", "sh", "shell") or line.startswith("$ ")  # elsewhere: tacit's output
+        command = re.sub(r"^\$ ", "", line.strip())
+        if fence is not None and shell and command.startswith("tacit "):
+            line = "`" + re.split(r"\s+#\s|;|&&| \| ", command)[0].strip() + "`"
+        yield number, line
+
+
+def test_every_command_in_the_docs_parses():
+    root = Path(__file__).resolve().parents[2]
+    parser = cli.build_parser()
+    problems = [f"{page}:{n}: {problem}" for page in DOC_PAGES
+                for n, line in _doc_lines((root / page).read_text(encoding="utf-8"))
+                for problem in _doc_command_problems(parser, line)]
+    assert problems == []

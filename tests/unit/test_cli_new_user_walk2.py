@@ -177,7 +177,7 @@ def test_a_huge_team_memory_is_read_only_in_part_and_doctor_says_so(run, web):
     assert code == 0 and f"{entry}0" in out
 
 
-def test_guard_test_says_when_guards_are_off(run, cfg):
+def test_guard_test_says_when_guards_are_off(run, cfg, monkeypatch):
     """With `guards_enabled = false` (configuration.md: "Off: nothing is stopped") `tacit guard
     test "npm install"` still answered that the guard would stop it, and nothing said otherwise."""
     run("memory", "add", "Use pnpm in this repository, never npm.")
@@ -190,6 +190,9 @@ def test_guard_test_says_when_guards_are_off(run, cfg):
     cfg.config_file.write_text("", encoding="utf-8")
     code, out, _ = run("guard", "test", "npm install")
     assert code == 0 and "guard 1 (ask)" in out and "Guards are off" not in out, out
+    monkeypatch.setenv("TACIT_GUARDS_ENABLED", "0")  # it said "in config.toml" whatever had set it
+    code, out, _ = run("guard", "test", "npm install")
+    assert "Guards are off (guards_enabled = false in environment TACIT_GUARDS_ENABLED)" in out, out
 
 
 def test_a_project_install_needs_a_real_project_folder(run, tmp_path):

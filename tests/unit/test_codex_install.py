@@ -297,3 +297,12 @@ def test_cli_routes_install_and_uninstall(tacit_env, tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and json.loads(proc.stdout)["success"]
     assert not Path(env["HOME"], ".codex").exists()
+
+
+def test_the_host_page_counts_the_hooks_to_trust():
+    """docs/hosts/codex.md told the user to trust six hooks; install registers seven."""
+    from tacit.hosts.codex.spec import HOST
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "hosts" / "codex.md").read_text(encoding="utf-8")
+    words = {6: "six", 7: "seven", 8: "eight", 9: "nine"}
+    assert f"trust tacit's {words[len(HOST.hook_events)]} hooks" in page

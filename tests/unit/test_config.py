@@ -264,3 +264,29 @@ def test_every_setting_is_documented():
     text = DOCS.read_text(encoding="utf-8")
     missing = [key for key in DEFAULTS if not re.search(rf"`{re.escape(key)}`", text)]
     assert missing == [], f"add these settings to docs/configuration.md: {missing}"
+
+
+def test_the_documented_environment_facts_are_those_kept():
+    """configuration.md's `Config.env` sentence names every variable a Config keeps (it missed
+    TACIT_PROJECT, TACIT_ACTOR and the shell marker) and no other."""
+    from tacit.config import captured
+    from tacit.hosts import spec
+
+    text = DOCS.read_text(encoding="utf-8")
+    sentence = text[text.index("`Config.env` keeps only"):].split(").", 1)[0]
+    named = set(re.findall(r"`([A-Z][A-Z_]+)`", sentence))
+    hosts = {name for h in spec.registry().values() for name in (h.shell_marker, *h.env_vars) if name}
+    everything = {name: "/x" for name in named | hosts | {"SHELL", "USER", "TACIT_HOST", "TACIT_CHILD"}}
+    assert named == set(captured(everything))
+
+
+def test_every_documented_default_is_the_real_one():
+    """Each `| `key` | `default` |` row of docs/configuration.md names a real setting and shows its
+    default as TOML of the same type, so the doc cannot drift from ``DEFAULTS``."""
+    import tomllib
+
+    rows = re.findall(r"^\| `(\w+)` \| `([^`]*)` \|", DOCS.read_text(encoding="utf-8"), re.M)
+    wrong = [(key, shown) for key, shown in rows if key not in DEFAULTS
+             or (value := tomllib.loads(f"v = {shown}")["v"]) != DEFAULTS[key]
+             or type(value) is not type(DEFAULTS[key])]
+    assert wrong == [] and {key for key, _ in rows} == set(DEFAULTS), wrong

@@ -265,3 +265,15 @@ def test_its_long_lived_session_through_the_service(fifth_host):
     finally:
         tacit(fifth_host, "service", "stop")
         server.wait(timeout=30)
+
+
+def test_the_guide_for_a_new_host_shows_every_spec_field():
+    """docs/adding-a-host.md's `Host(...)` example names every field of the spec, and only real ones,
+    so a host author reading it meets every decision (a field added to Host must be shown there)."""
+    import dataclasses
+    import re
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "adding-a-host.md").read_text(encoding="utf-8")
+    example = guide.split("```python", 1)[1].split("```", 1)[0]
+    shown = set(re.findall(r"^\s+(\w+)=", example, re.M))
+    assert shown == {field.name for field in dataclasses.fields(spec.Host)}

@@ -159,6 +159,16 @@ def test_guards_added_by_hand(cfg, store, web):
     assert store.add("npm", "x", scope="project", project=None)["success"] is False
 
 
+def test_a_refused_pattern_names_every_kind_guard_add_takes(store, web):
+    """The refusal lists the pattern kinds (it left out pipe and sql:…, which guard add takes), and
+    each one it names as written is accepted."""
+    project = project_for(str(web))
+    error = store.add("path:", "x", scope="project", project=project)["error"]
+    for pattern in ("path:dist/", "push:main", "force-push", "sudo", "pipe", "sql:drop_table,truncate"):
+        assert pattern.split(":")[0] in error
+        assert store.add(pattern, "x", scope="project", project=project)["success"], pattern
+
+
 def test_strikes_demote_then_remove_and_are_recorded(cfg, store, ledger, web):
     project = project_for(str(web))
     gid = store.add("npm", LESSON, scope="project", project=project, action="deny")["guard"]["id"]

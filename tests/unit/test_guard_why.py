@@ -58,6 +58,25 @@ def test_add_for_lesson(cfg, tmp_path):
         assert not store.add_for_lesson(999, "npm", scope="project", project=project)["success"]
 
 
+def test_add_for_lesson_of_a_lesson_that_is_a_guard_already(cfg, tmp_path):
+    """`tacit guard add npm --lesson N` for "never npm" made a second guard beside the one the lesson
+    already was: both fired on `npm i`, each with its own strikes. Now it names the existing one."""
+    repo = git_repo(tmp_path / "repo")
+    project = project_for(str(repo))
+    assert MemoryStore(cfg, project).add("project", "Use pnpm in this repository, never npm.")["success"]
+    with Ledger(cfg) as ledger:
+        change = history.changes(ledger, limit=1)[0]
+        store = GuardStore(cfg, ledger)
+        store.sync(project)
+        derived = [r.id for r in store.applying(project)]
+        assert len(derived) == 1
+        same = store.add_for_lesson(change.id, "npm", scope="project", project=project)
+        assert same["success"] and same["already"] and not same["created"] and same["guard"]["id"] == derived[0]
+        assert [r.id for r in store.applying(project)] == derived
+        other = store.add_for_lesson(change.id, "pnpm", scope="project", project=project)  # another shape: added
+        assert other["success"] and other["created"] and len(store.applying(project)) == 2
+
+
 @pytest.mark.parametrize("kind", ["correction", "review"])
 @pytest.mark.parametrize("host, proposes", [("claude-code", True), ("codex", True), ("pi", False), ("hermes", False)])
 def test_the_child_prompts_show_the_exact_shapes(cfg, tmp_path, kind, host, proposes):

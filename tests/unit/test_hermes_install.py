@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -167,7 +168,10 @@ def test_refused_when_hermes_cannot_load_tacit(hermes, monkeypatch):
     monkeypatch.setattr(hermes_install, "run_in_hermes",
                         lambda cfg, python, home, spec: {"ok": False, "error": "No module named tacit"})
     result = hermes_install.install(hermes.cfg, "user")
-    assert result["success"] is False and "-m pip install tacit-memory" in result["error"]
+    root = Path(hermes_install.__file__).resolve().parents[4]  # run from a checkout: pip installs that
+    checkout = root if (root / "pyproject.toml").is_file() else "<path of your tacit checkout>"
+    assert result["success"] is False and f"-m pip install {checkout}`" in result["error"]
+    assert "tacit-memory" not in result["error"]  # no such package on PyPI (and one could take the name)
     assert "No module named tacit" in result["error"]
     monkeypatch.setattr(hermes_install, "run_in_hermes", lambda cfg, python, home, spec: {
         "ok": True, "entry_point": None, "enabled": [], "disabled": [], "entry": None, "values": {}})

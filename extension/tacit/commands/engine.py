@@ -20,7 +20,7 @@ from tacit.slash import memory_consolidate, memory_skills
 
 def add_parser(subparsers) -> None:
     p = command(subparsers, "consolidate", _consolidate,
-                help="consolidate MEMORY.md and USER.md (/memory-consolidate)")
+                help="merge the memory that is near its limit, every scope here (/memory-consolidate)")
     p.add_argument("--deterministic", action="store_true", help="merge duplicates only; no child agent")
     p.add_argument("--force", action="store_true", help="also scopes that are not near their limit")
     p.add_argument("--project", metavar="DIR", help="the project whose memory (default: the working folder)")
@@ -32,17 +32,18 @@ def add_parser(subparsers) -> None:
                 help="run the engine service of this data folder (started on demand)")
 
     p = command(subparsers, "service", _service, help="the engine service: status or stop")
-    p.add_argument("action", choices=("status", "stop"))
+    p.add_argument("action", choices=("status", "stop"),
+                   help="status: is it running; stop: stop it (the next hook starts a fresh one)")
 
     p = command(subparsers, "hook", _hook,
                 help="run one hook event in this process (what a hook falls back to)")
-    p.add_argument("host")
-    p.add_argument("event")
+    p.add_argument("host", help="the host whose hook this is, as the installed hook command names it")
+    p.add_argument("event", help="the hook event (SessionStart, PreToolUse …); the payload is read on stdin")
 
     p = subparsers.add_parser("child", help="child-agent jobs (internal)")
     sub = p.add_subparsers(dest="child_command", required=True)
     run = command(sub, "run", _child_run, help="run one queued job (started detached by the engine)")
-    run.add_argument("job_id")
+    run.add_argument("job_id", help="the queued job's id")
 
 
 def _consolidate(args, cfg) -> int:

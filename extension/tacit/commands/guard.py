@@ -33,7 +33,8 @@ def add_parser(subparsers) -> None:
 
     p = command(sub, "add", _add, help="add a guard by hand")
     common(p)
-    p.add_argument("pattern", help="`npm`, `terraform apply`, path:GLOB, push[:BRANCH], force-push[:BRANCH], sudo, "
+    p.add_argument("pattern", help="`npm`, `terraform apply`, path:GLOB, read:GLOB, push[:BRANCH], force-push[:BRANCH], "
+                                   "merge[:BRANCH], sudo, "
                                    "pipe (curl|wget into a shell), sql:drop_table,drop_database,truncate,"
                                    "delete_without_where")
     p.add_argument("--because", default=None, help="the reason the agent (and you) are told")
@@ -183,7 +184,8 @@ def _add(args, cfg) -> int:
             return _fail(result["error"])
         gid = result["guard"]["id"]
         record = store.get(gid)
-        emit(result, text=f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): "
+        done = "Added" if result["created"] else "The lesson is already" if result.get("already") else "Updated"
+        emit(result, text=f"{done} guard {gid} ({record.action}): "
                           f"{record.spec.describe()}, "
                           f"{'in ' + record.project_root if record.scope == 'project' else 'everywhere'}. "
                           f"Lift it with `tacit guard remove {gid}`.")
@@ -276,7 +278,8 @@ def _test(args, cfg) -> int:
     def work(store: GuardStore) -> int:
         hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit, read=args.read)
         enabled = bool(cfg.settings.get("guards_enabled", True))  # off: a hit is counted, never stopped
-        off = "" if enabled else "\nGuards are off (guards_enabled = false in config.toml): nothing is stopped."
+        off = "" if enabled else (f"\nGuards are off (guards_enabled = false in {cfg.source_of('guards_enabled')}): "
+                                  "nothing is stopped.")
         emit({"success": True, "fires": bool(hits), "guards": hits, **({} if enabled else {"guards_enabled": False})},
              text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
              + (off if hits else "") or "No guard fires.")

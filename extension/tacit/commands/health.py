@@ -323,8 +323,11 @@ def check(cfg, project=None) -> dict:
     try:
         from tacit.safety import file_modes
 
+        loose = file_modes.check(cfg)
         problems.extend(p.describe() + "; run chmod go-rwx on it" if p.kind in ("file", "folder", "other")
-                        else p.describe() for p in file_modes.check(cfg))
+                        else p.describe() for p in loose)
+        for entry in memory.values():  # its Memory line is marked too, not ✓ beside the mode it names
+            entry["loose_mode"] = any(p.path == entry["path"] for p in loose)
     except Exception as exc:  # noqa: BLE001
         warnings.append(f"file modes not checked: {type(exc).__name__}: {exc}")
     files = {name: ("not checked" if scope not in memory else
@@ -420,7 +423,7 @@ def render(report: dict) -> str:
     for scope, entry in report["memory"].items():
         detail = entry.get("problem") or (f"{entry.get('usage')}, mode {entry.get('mode')}" if entry["exists"]
                                           else f"{entry.get('usage')} (no file yet)")
-        lines.append(f"  {'✗' if entry.get('problem') else '✓'} {scope}: {detail}")
+        lines.append(f"  {'✗' if entry.get('problem') or entry.get('loose_mode') else '✓'} {scope}: {detail}")
     ledger = report["ledger"]
     lines.append(f"Ledger: {'ok' if ledger['ok'] else ledger.get('error')} ({ledger['path']})")
     skills = report["skills"]

@@ -24,7 +24,7 @@ def add_parser(subparsers) -> None:
         p.add_argument("host", choices=installable())
         p.add_argument("--scope", choices=["user", "project"], default="user",
                        help="user: for every project (default); project: this folder only")
-        p.add_argument("--project-dir", default=".", help="the project folder for --scope project")
+        p.add_argument("--project-dir", default=".", metavar="DIR", help="the project folder for --scope project")
         p.set_defaults(func=_run, verb=verb)
 
 

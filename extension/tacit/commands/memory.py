@@ -69,7 +69,8 @@ def add_parser(subparsers) -> None:
     where(p, target=False)
 
     p = command(sub, "log", _log, help="every change to memory and skills, newest first")
-    p.add_argument("--since", metavar="DATE", help="2026-11-30, 2026-11-30T09:00, today, yesterday, 30m, 12h, 3d, 2w")
+    p.add_argument("--since", metavar="WHEN",
+                   help="2026-11-30, 2026-11-30T09:00, today, yesterday, 30m, 12h, 3d, 2w, 6mo, 1y")
     p.add_argument("--limit", type=positive(), default=50, help="at most this many changes (default 50)")
     p.add_argument("--json", action="store_true", help="one JSON object: {changes: [...]}")
 

@@ -27,15 +27,15 @@ def add_parser(subparsers) -> None:
     ls.add_argument("--text", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
 
     show = command(sub, "show", _show, help="show one fix pattern")
-    show.add_argument("id", type=int)
+    show.add_argument("id", type=int, help="the pattern's id (tacit patterns list)")
     show.add_argument("--text", action="store_true", help=argparse.SUPPRESS)
 
     retire = command(sub, "retire", _retire, help="stop injecting a pattern (kept for the record)")
-    retire.add_argument("id", type=int)
-    retire.add_argument("--reason", default="retired by hand")
+    retire.add_argument("id", type=int, help="the pattern's id (tacit patterns list)")
+    retire.add_argument("--reason", default="retired by hand", help="kept with the pattern (default: retired by hand)")
 
     delete = command(sub, "delete", _delete, help="delete a pattern and its history")
-    delete.add_argument("id", type=int)
+    delete.add_argument("id", type=int, help="the pattern's id (tacit patterns list)")
 
     find = command(sub, "find", _find, help="the patterns that would be injected for a message")
     find.add_argument("text", help="the message, or - to read it from stdin")

@@ -295,8 +295,9 @@ class GuardStore:
         spec = spec_from_pattern(pattern, because, action=action)
         if spec is None:
             return {"success": False, "error": f"not a guard pattern: {pattern!r} (a command like `npm` or "
-                                               "`terraform apply`, path:GLOB, push[:BRANCH], "
-                                               "force-push[:BRANCH] or sudo)"}
+                                               "`terraform apply`, path:GLOB, read:GLOB, push[:BRANCH], "
+                                               "force-push[:BRANCH], merge[:BRANCH], sudo, pipe (curl|wget into a shell) "
+                                               "or sql:drop_table,drop_database,truncate,delete_without_where)"}
         project_key = project.key if scope == "project" else ""
         root = project.main_root if scope == "project" else ""
         key = guard_key("u:", scope, project_key, spec=spec)
@@ -337,7 +338,18 @@ class GuardStore:
             return {"success": False, "refused": True, "lesson": lesson,
                     "error": f"refused: {', '.join(repr(m) for m in missing)} occur(s) in neither the lesson nor "
                              "the user's message; the lesson stays a memory"}
+        already = self._derived(lesson, spec, project)
+        if already is not None:  # the lesson is a guard already: a second one would fire twice, strike apart
+            return {"success": True, "created": False, "already": True, "guard": already.as_dict()}
         return self.add(pattern, lesson, scope=scope, project=project, action="ask")
+
+    def _derived(self, lesson: str, spec: GuardSpec, project: Project | None) -> GuardRecord | None:
+        """The active guard the memory sync derived from ``lesson`` that matches what ``spec`` does."""
+        match = (spec.kind, spec.match.to_dict())
+        with self.ledger.read() as conn:
+            rows = conn.execute(f"{_SELECT} WHERE origin = 'memory' AND status = 'active' AND lesson = ? "
+                                "AND project IN (?, '')", (lesson, project.key if project else "")).fetchall()
+        return next((r for r in map(_record, rows) if r and (r.spec.kind, r.spec.match.to_dict()) == match), None)
 
     def remove(self, guard_id, *, why: str = "removed by hand") -> dict:
         return self._set_status(guard_id, "removed", why, action="guard_remove")

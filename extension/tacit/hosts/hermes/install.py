@@ -33,7 +33,7 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
     if python is None:
         return {"success": False, "error": "Hermes Agent not found: neither this Python can import "
                 "hermes_cli nor is a `hermes` program on PATH. Install Hermes Agent first, then "
-                "install tacit into its Python (`<hermes python> -m pip install tacit-memory`)."}
+                f"install tacit into its Python ({_pip_install('<hermes python>')})."}
     state = run_in_hermes(cfg, python, home, {"action": "status", "keys": list(NUDGE_KEYS)})
     if not state.get("ok"):
         return _not_loadable(python, state)
@@ -211,8 +211,16 @@ def _scope_refused() -> dict:
 def _not_loadable(python, state: dict) -> dict:
     return {"success": False, "hermes_python": str(python),
             "error": f"tacit is not installed in Hermes's Python ({python}), so Hermes cannot load the "
-                     f"plugin: run `{python} -m pip install tacit-memory` (or the path of this checkout), "
+                     f"plugin: run {_pip_install(python)}, "
                      f"then `tacit install hermes` again. ({state.get('error', '').strip()[-300:]})"}
+
+
+def _pip_install(python) -> str:
+    """The pip command that puts this tacit into ``python``: the package is installed from a checkout
+    (it is not on PyPI), so name this one's folder when tacit runs from it."""
+    root = Path(__file__).resolve().parents[4]  # extension/tacit/hosts/hermes/install.py → the checkout
+    checkout = root if (root / "pyproject.toml").is_file() else "<path of your tacit checkout>"
+    return f"`{python} -m pip install {checkout}`"
 
 
 def find_hermes_python(cfg, prefer: str | None = None) -> str | None:
