@@ -260,3 +260,38 @@ def test_a_file_that_says_it_is_generated_asks_before_it_is_edited(cfg, repo, he
 def test_a_file_about_generated_files_is_not_itself_generated(text):
     from tacit.guards.instructions import generated_self
     assert generated_self(text, "AGENTS.md") is None
+
+
+def test_a_file_linked_or_copied_to_another_name_gives_each_rule_once(cfg, repo, tacit_env):
+    """``CLAUDE.md -> AGENTS.md`` (and a copy as copilot-instructions.md): each line is one guard,
+    named by the real file, so a stop quotes it once and ``tacit guard remove`` lifts it."""
+    import json
+    import subprocess
+    import sys
+
+    from tacit.events import BeforeAgentStart
+
+    os.symlink("AGENTS.md", repo / "CLAUDE.md")
+    write(repo / ".github" / "copilot-instructions.md", AGENTS)
+    write(repo / "web" / "CLAUDE.md", "Never run `git push --force`; ask a maintainer first.\n")  # below: its own
+    got = read(str(repo))
+    assert sorted((rel, r.line) for rel, r in got.rules) == [
+        (".github/copilot-instructions.md", 3), (".github/copilot-instructions.md", 4), ("web/CLAUDE.md", 1)]
+    os.remove(repo / ".github" / "copilot-instructions.md")
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo)
+        stop = session.call("git push --force origin main")
+        assert stop.ask and stop.reason.count("tacit:") == 1 and "AGENTS.md:3" in stop.reason, stop.reason
+        start = engine.dispatch(BeforeAgentStart(session_id="s1", host="claude-code", cwd=str(repo), id="b1",
+                                                 prompt="hi"))
+        assert [i.text for i in start.context if i.text.startswith("tacit checks")] == [
+            "tacit checks 3 rules before each tool call: 2 from AGENTS.md, 1 from web/CLAUDE.md (1 mistake "
+            "prevented so far); a stopped call says why and how to lift it."]
+    finally:
+        engine.close()
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tacit", *a, "--json"], env=tacit_env, cwd=repo,  # noqa: E731
+                                    capture_output=True, text=True, timeout=120)
+    gid = int(stop.reason.rsplit("tacit guard remove ", 1)[1].rstrip(")"))
+    assert json.loads(run("guard", "remove", str(gid)).stdout)["success"]
+    assert json.loads(run("guard", "test", "git push --force origin main").stdout)["fires"] is False

@@ -90,7 +90,8 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
     unread: list = []
     notices: list = []
     memo = DerivedMemo(cfg, "guard-files", root) if cfg is not None else None
-    for rel in files:
+    seen: set = set()  # (folder, line, spec): CLAUDE.md -> AGENTS.md, or a copy, says it once
+    for rel in sorted(files, key=lambda r: _linked(root, r)):  # the real file first, then as found
         try:
             text = _text(root, rel)
             items = (_items(text, rel) if memo is None else
@@ -101,6 +102,7 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
         except OSError as exc:
             notices.append(f"{rel}: skipped (unreadable: {exc.strerror or exc})")
             continue
+        items = [i for i in items if _first(seen, rel, i)]
         for rule in (i for i in items if isinstance(i, FileRule)):
             findings = scan(rule.text)
             if findings:
@@ -112,6 +114,22 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
     if memo is not None:
         memo.save()
     return Read(rules, notices, tuple(files), unread)
+
+
+def _linked(root: str, rel: str) -> bool:
+    """Whether the path reaches its file through a symlink (``CLAUDE.md -> AGENTS.md``)."""
+    path = os.path.join(root, rel)
+    return os.path.realpath(path) != os.path.join(os.path.realpath(root), os.path.normpath(rel))
+
+
+def _first(seen: set, rel: str, item) -> bool:
+    """False for a line another file read from the same folder said already (same text, same guard)."""
+    spec = spec_json(item.spec) if isinstance(item, FileRule) else None
+    key = (applies_at(rel), item.text, spec)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
 
 
 def _items(text: str, rel: str) -> list:
