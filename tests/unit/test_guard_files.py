@@ -295,3 +295,26 @@ def test_a_file_linked_or_copied_to_another_name_gives_each_rule_once(cfg, repo,
     gid = int(stop.reason.rsplit("tacit guard remove ", 1)[1].rstrip(")"))
     assert json.loads(run("guard", "remove", str(gid)).stdout)["success"]
     assert json.loads(run("guard", "test", "git push --force origin main").stdout)["fires"] is False
+
+
+@pytest.mark.parametrize("host, name, args", [
+    ("claude-code", "Edit", {"file_path": "{f}", "old_string": "A=1", "new_string": "A=2"}),
+    ("pi", "write", {"path": "{f}", "content": "A=2\n"}),
+    ("hermes", "patch", {"mode": "patch", "patch": "*** Begin Patch\n*** Update File: {f}\n@@\n-A=1\n+A=2\n"
+                                                   "*** End Patch\n"}),
+])
+def test_a_subfolder_rule_names_the_edited_file_from_the_root(cfg, repo, host, name, args):
+    """web/CLAUDE.md's "Never edit `.env`": the stop names `web/.env` (what the agent wrote), not the
+    bare `.env` of the rule's folder, which could be any of the repository's .env files."""
+    write(repo / "web" / "CLAUDE.md", "Never edit `.env`.\n")
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo, host=host)
+        on = lambda f: {k: v.replace("{f}", f) for k, v in args.items()}  # noqa: E731
+        fine = session.call(name=name, args=on(".env"))  # the root's .env: not below web/
+        assert not (fine.ask or fine.block), fine.reason
+        stop = session.call(name=name, args=on("web/.env"))
+        assert (stop.ask or stop.block) and "web/CLAUDE.md:1" in stop.reason, stop.reason
+        assert "a change to `web/.env`" in stop.reason and "`.env`," not in stop.reason, stop.reason
+    finally:
+        engine.close()
