@@ -161,3 +161,32 @@ def test_pi_a_correction_with_a_reason_saved_by_the_child_stops_npm(stub, run_pi
         tool_message["content"])
     assert reason.startswith("tacit: stopped `npm install left-pad`, this project's rule:")
     assert f'"{PI_LESSON}"; use pnpm instead' in reason
+
+
+# --------------------------------------------------------------------------
+# Claude Code: an AGENTS.md too slow to read in a hook's time still stops what its first lines forbid
+# --------------------------------------------------------------------------
+
+SLOW_LINES = ("Never run the thing that is quite long and keeps going on and on without stopping here\n"
+              "and it continues lower case words\n") * 3000  # ~350 KiB: about 12 s of reading, unbounded
+
+
+def test_claude_code_a_huge_agents_md_does_not_let_a_call_through(run_claude, stub, tmp_path):
+    tc = TacitOnHost(run_claude, stub, tmp_path)
+    tc.host = "claude-code"
+    project = run_claude.project
+    subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True, capture_output=True)
+    (project / "AGENTS.md").write_text("- Use pnpm, not npm.\n" + SLOW_LINES)
+    assert tc.install()["success"]
+    stub.set_script([
+        {"match": "^add left-pad$", "times": 1,
+         "tool_calls": [{"name": "Bash", "input": {"command": "npm install left-pad", "description": "add"}}]},
+        {"match": "tacit: .*AGENTS.md:1", "times": 1, "reply": "npm is not used here."},
+    ], default="npm ran")
+    _, result = tc.run_ok(run_claude.prompt, "add left-pad", "--allowedTools", "Bash")
+    assert result["result"] == "npm is not used here."
+    [denied] = result["permission_denials"]
+    assert denied["tool_input"]["command"] == "npm install left-pad"
+    doctor = tc.tacit("doctor").stdout
+    assert "instruction file AGENTS.md: read up to line " in doctor, doctor
+    assert stub.refused_proxy() == []

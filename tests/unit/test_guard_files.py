@@ -318,3 +318,30 @@ def test_a_subfolder_rule_names_the_edited_file_from_the_root(cfg, repo, host, n
         assert "a change to `web/.env`" in stop.reason and "`.env`," not in stop.reason, stop.reason
     finally:
         engine.close()
+
+
+SLOW_LINES = ("Never run the thing that is quite long and keeps going on and on without stopping here\n"
+              "and it continues lower case words\n") * 3000  # ~350 KiB a reading takes ~4 ms a line of
+
+
+def test_a_file_too_slow_to_read_is_read_as_far_as_time_allows(cfg, repo, monkeypatch):
+    """A hostile (or huge) AGENTS.md took 12 s to read: the hook missed its deadline and the call ran.
+    Reading stops after READ_SECONDS with a notice; the rules read so far hold, nothing is kept."""
+    import time
+
+    from tacit.stores import guard_files
+
+    monkeypatch.setattr(guard_files, "READ_SECONDS", 0.3)
+    write(repo / "AGENTS.md", "- Use pnpm, not npm.\n" + SLOW_LINES)
+    started = time.monotonic()
+    got = read(str(repo), cfg=cfg)
+    assert time.monotonic() - started < 2.0
+    assert [(rel, r.line, r.text) for rel, r in got.rules] == [("AGENTS.md", 1, "Use pnpm, not npm.")]
+    [notice] = got.notices
+    assert notice.startswith("AGENTS.md: read up to line ") and "the rest is not read" in notice, notice
+    engine = engine_for(cfg)
+    try:
+        stop = Session(engine, repo).call("npm install")
+        assert stop.ask and "AGENTS.md:1" in stop.reason
+    finally:
+        engine.close()

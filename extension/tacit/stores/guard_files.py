@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass
 
 from tacit.guards.instructions import (
-    MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, UnreadLine, applies_at, generated_self, read_text, unread_rule,
+    MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, ReadCut, UnreadLine, applies_at, generated_self, read_text,
+    unread_rule,
 )
 from tacit.guards.model import GuardSpec
 from tacit.projects import kept
@@ -27,6 +28,7 @@ from tacit.stores.memory import MemoryStore
 
 MAX_ENTRIES = 20000  # folder entries looked at per discovery
 MAX_DEPTH = 6
+READ_SECONDS = 1.5  # reading every file of a checkout, at most: a guard check must not miss its hook's deadline
 _PRUNE = frozenset((".git", "node_modules", "vendor", ".venv", "venv", "__pycache__", "dist", "build",
                     "target", ".tox", ".mypy_cache", ".pytest_cache", ".next", ".cache", "site-packages",
                     ".tacit"))
@@ -91,11 +93,16 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
     notices: list = []
     memo = DerivedMemo(cfg, "guard-files", root) if cfg is not None else None
     seen: set = set()  # (folder, line, spec): CLAUDE.md -> AGENTS.md, or a copy, says it once
+    until = time.monotonic() + READ_SECONDS
     for rel in sorted(files, key=lambda r: _linked(root, r)):  # the real file first, then as found
         try:
             text = _text(root, rel)
-            items = (_items(text, rel) if memo is None else
-                     memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r), _encode, _decode))
+            items = (_items(text, rel, until) if memo is None else
+                     memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r, until), _encode, _decode))
+        except ReadCut as cut:  # kept by nobody: read again, from the start, when next asked
+            notices.append(f"{rel}: {cut} (reading it took over {READ_SECONDS:g} s; the rest is not read)")
+            own = generated_self(text, rel)
+            items = [*([own] if own else []), *cut.rules, *cut.unread]
         except BadFile as exc:
             notices.append(f"{rel}: skipped ({exc})")
             continue
@@ -132,8 +139,8 @@ def _first(seen: set, rel: str, item) -> bool:
     return True
 
 
-def _items(text: str, rel: str) -> list:
-    found_rules, found_unread = read_text(text, rel)
+def _items(text: str, rel: str, until: float | None = None) -> list:
+    found_rules, found_unread = read_text(text, rel, until=until)
     own = generated_self(text, rel)  # "<!-- GENERATED FILE. DO NOT EDIT -->": the file itself is asked for
     return [*([own] if own else []), *found_rules, *found_unread]
 
