@@ -345,3 +345,32 @@ def test_a_file_too_slow_to_read_is_read_as_far_as_time_allows(cfg, repo, monkey
         assert stop.ask and "AGENTS.md:1" in stop.reason
     finally:
         engine.close()
+
+
+def test_a_worktree_and_the_main_checkout_each_keep_their_own_file_rules(cfg, repo, tmp_path):
+    """One service serves both: a worktree whose branch dropped "Use pnpm" and added "make deploy" must
+    neither lift the main checkout's npm rule (its sync made the row `gone` for every checkout) nor
+    lend it its deploy rule."""
+    import subprocess
+
+    write(repo / "AGENTS.md", "- Use pnpm, not npm.\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(git + ["add", "AGENTS.md"], check=True, capture_output=True)
+    subprocess.run(git + ["commit", "-q", "-m", "rules"], check=True, capture_output=True)
+    tree = tmp_path / "feature-tree"
+    subprocess.run(git + ["worktree", "add", "-q", "-b", "feature", str(tree)], check=True, capture_output=True)
+    write(tree / "AGENTS.md", "- Never run `make deploy`.\n")
+    assert project_for(str(tree)).key == project_for(str(repo)).key  # one project, two checkouts
+    engine = engine_for(cfg)
+    try:
+        main, other = Session(engine, repo, sid="main"), Session(engine, tree, sid="tree")
+        assert main.call("npm install").ask
+        assert not other.call("npm install").ask and other.call("make deploy").ask
+        assert main.call("npm install").ask, "the worktree's sync lifted the main checkout's rule"
+        assert not main.call("make deploy").ask, "the worktree's rule fired in the main checkout"
+        assert other.call("make deploy").ask and not other.call("npm install").ask
+    finally:
+        engine.close()
+    with Ledger(cfg) as ledger:
+        listed = {r.file: r.project_root for r in GuardStore(cfg, ledger).applying(project_for(str(tree)))}
+    assert listed == {"AGENTS.md:1": str(tree.resolve())}

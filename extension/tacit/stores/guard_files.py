@@ -174,6 +174,12 @@ NOTICE_KEY = "guards.files."  # + the project's key: the notices of its last rea
 READ_BY_CHILD = "c:"  # the key prefix of a guard a child phrased for an unread line (add_for_line)
 
 
+def checkout(project) -> tuple:
+    """What tells a checkout's file guards apart: a worktree's files may say otherwise than the main
+    checkout's (a branch dropped a line, added one), so its rows are its own (``project_root``)."""
+    return (project.key,) if project.root == project.main_root else (project.key, project.root)
+
+
 def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float | None = None) -> bool:
     """Bring the guards of ``project``'s instruction files in line with the files; True when
     anything changed. ``memory_scope`` is ``file:<path>:<line>``; the id stays while the text does."""
@@ -184,12 +190,13 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     now = time.time() if now is None else now
     live = {}
     for rel, rule in got.rules:
-        key = guard_key("f:", project.key, rel, rule.text, spec=rule.spec)
+        key = guard_key("f:", *checkout(project), rel, rule.text, spec=rule.spec)
         live.setdefault(key, (f"file:{rel}:{rule.line}", rule))
     unread = {(rel, line.text): line.line for rel, line in got.unread}
     with ledger.read() as conn:
         rows = conn.execute("SELECT id, key, status, memory_scope, lesson FROM guards WHERE origin = 'memory' "
-                            "AND project = ? AND memory_scope LIKE 'file:%'", (project.key,)).fetchall()
+                            "AND project = ? AND project_root = ? AND memory_scope LIKE 'file:%'",
+                            (project.key, project.root)).fetchall()
         old_notices = ledger.meta_get(conn, NOTICE_KEY + project.key, None)
     existing = {}
     for gid, key, status, where, text in rows:
@@ -201,7 +208,7 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     inserts, moves, revive, gone = [], [], [], []
     for key, (where, rule) in live.items():
         if key not in existing and rule is not None:
-            inserts.append((key, "memory", "project", project.key, project.main_root, where, rule.text,
+            inserts.append((key, "memory", "project", project.key, project.root, where, rule.text,
                             spec_json(rule.spec), "ask", now, 0, now, now))
             continue
         gid, status, old = existing[key]
@@ -259,7 +266,7 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
                 "error": f"refused: {', '.join(repr(clip(m, 60)) for m in missing[:8])} occur(s) nowhere in what "
                          f"{rel}:{number} forbids (its reason and what it says to do instead do not count); "
                          "the line stays unread"}
-    key = guard_key(READ_BY_CHILD, project.key, rel, line.text, spec=spec)
+    key = guard_key(READ_BY_CHILD, *checkout(project), rel, line.text, spec=spec)
     now = time.time()
     with history.using(store.ledger), store.ledger.write() as conn:
         row = conn.execute("SELECT id, status FROM guards WHERE key = ?", (key,)).fetchone()
@@ -273,7 +280,7 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
             bump(conn)
             record = store._get(conn, row[0])
         else:
-            gid = conn.execute(INSERT, (key, "memory", "project", project.key, project.main_root,
+            gid = conn.execute(INSERT, (key, "memory", "project", project.key, project.root,
                                         f"file:{rel}:{line.line}", line.text, spec_json(spec), "ask", now, 0,
                                         now, now)).lastrowid
             record, _hid = store._changed(conn, None, gid, "guard_add")
