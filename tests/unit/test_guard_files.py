@@ -374,3 +374,18 @@ def test_a_worktree_and_the_main_checkout_each_keep_their_own_file_rules(cfg, re
     with Ledger(cfg) as ledger:
         listed = {r.file: r.project_root for r in GuardStore(cfg, ledger).applying(project_for(str(tree)))}
     assert listed == {"AGENTS.md:1": str(tree.resolve())}
+
+
+def test_a_file_made_at_the_root_mid_session_holds_at_the_next_call(cfg, repo):
+    """The service kept the list of instruction files five minutes: a CLAUDE.md made at the root
+    mid-session (Claude Code's /init, the agent, the user) was not read for as long."""
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo)
+        assert session.call("git push --force origin main").ask and not session.call("make deploy").ask
+        write(repo / "CLAUDE.md", "- Never run `make deploy`.\n")
+        assert session.call("make deploy").ask
+        write(repo / ".cursor" / "rules" / "ops.mdc", "---\ndescription: ops\n---\n- Never run `make nuke`.\n")
+        assert session.call("make nuke").ask
+    finally:
+        engine.close()

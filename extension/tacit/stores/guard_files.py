@@ -167,7 +167,21 @@ class Finder:
         self._found: dict[str, tuple] = {}
 
     def files(self, root: str) -> tuple[str, ...]:
-        return kept(self._found, root, lambda: found(root), seconds=self.every)
+        """A file made at the root (``/init`` writes CLAUDE.md) or in its ``.claude``, ``.github`` or
+        ``.cursor/rules`` changes their folder's mtime: found at once; deeper ones within ``every``."""
+        return kept(self._found, (root, *map(_mtime, _watched(root))), lambda: found(root), seconds=self.every)
+
+
+def _watched(root: str) -> tuple:
+    """The folders whose mtime ``Finder.files`` keys on."""
+    return (root, *(os.path.join(root, d) for d in (".claude", ".github", MDC_DIR)))
+
+
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
 
 
 NOTICE_KEY = "guards.files."  # + the project's key: the notices of its last read
