@@ -12,6 +12,7 @@ origin feature``: that runs (origin has feature).
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -161,3 +162,69 @@ def test_pi_a_correction_with_a_reason_saved_by_the_child_stops_npm(stub, run_pi
         tool_message["content"])
     assert reason.startswith("tacit: stopped `npm install left-pad`, this project's rule:")
     assert f'"{PI_LESSON}"; use pnpm instead' in reason
+
+
+# --------------------------------------------------------------------------
+# Claude Code: an AGENTS.md too slow to read in a hook's time still stops what its first lines forbid
+# --------------------------------------------------------------------------
+
+SLOW_LINES = ("Never run the thing that is quite long and keeps going on and on without stopping here\n"
+              "and it continues lower case words\n") * 3000  # ~350 KiB: about 12 s of reading, unbounded
+
+
+def test_claude_code_a_huge_agents_md_does_not_let_a_call_through(run_claude, stub, tmp_path):
+    tc = TacitOnHost(run_claude, stub, tmp_path)
+    tc.host = "claude-code"
+    project = run_claude.project
+    subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True, capture_output=True)
+    (project / "AGENTS.md").write_text("- Use pnpm, not npm.\n" + SLOW_LINES)
+    assert tc.install()["success"]
+    stub.set_script([
+        {"match": "^add left-pad$", "times": 1,
+         "tool_calls": [{"name": "Bash", "input": {"command": "npm install left-pad", "description": "add"}}]},
+        {"match": "tacit: .*AGENTS.md:1", "times": 1, "reply": "npm is not used here."},
+    ], default="npm ran")
+    _, result = tc.run_ok(run_claude.prompt, "add left-pad", "--allowedTools", "Bash")
+    assert result["result"] == "npm is not used here."
+    [denied] = result["permission_denials"]
+    assert denied["tool_input"]["command"] == "npm install left-pad"
+    doctor = tc.tacit("doctor").stdout
+    assert "instruction file AGENTS.md: read up to line " in doctor, doctor
+    assert stub.refused_proxy() == []
+
+
+# --------------------------------------------------------------------------
+# Claude Code: a worktree whose branch changed AGENTS.md, beside the main checkout, one service
+# --------------------------------------------------------------------------
+
+def test_claude_code_a_worktree_keeps_its_own_agents_md_rules(run_claude, stub, tmp_path):
+    tc = TacitOnHost(run_claude, stub, tmp_path)
+    tc.host = "claude-code"
+    project = run_claude.project
+    origin = repo_with_rules(project, tmp_path)
+    tree = tmp_path / "feature-tree"
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(git + ["worktree", "add", "-q", str(tree), "feature"], check=True, capture_output=True)
+    (tree / "AGENTS.md").write_text("# Contributing\n\n- Never run `make deploy`.\n")  # the branch dropped the push rule
+    assert tc.install()["success"]
+
+    runs = []
+
+    def push(cwd: Path, command: str) -> dict:
+        runs.append(cwd)
+        prompt = f"run {command} ({len(runs)})"  # a script rule counts its uses by its text: one per run
+        stub.set_script([
+            {"match": f"^{re.escape(prompt)}$", "times": 1,
+             "tool_calls": [{"name": "Bash", "input": {"command": command, "description": "push"}}]},
+            {"match": "tacit: ", "reply": "Stopped."},
+        ], default="Done.")
+        return tc.run_ok(run_claude.prompt, prompt, "--allowedTools", "Bash", cwd=cwd)[1]
+
+    assert push(project, "git push --force origin main")["result"] == "Stopped."
+    assert push(tree, "git push --force origin feature")["result"] == "Done."  # not this branch's rule
+    assert pushed(origin) == {"feature"}
+    # the same service, the main checkout again: its AGENTS.md still holds
+    assert push(project, "git push --force origin main")["result"] == "Stopped."
+    assert pushed(origin) == {"feature"}
+    assert push(project, "make deploy 2>/dev/null; true")["result"] == "Done."  # the worktree's rule, not here
+    assert stub.refused_proxy() == []

@@ -260,3 +260,132 @@ def test_a_file_that_says_it_is_generated_asks_before_it_is_edited(cfg, repo, he
 def test_a_file_about_generated_files_is_not_itself_generated(text):
     from tacit.guards.instructions import generated_self
     assert generated_self(text, "AGENTS.md") is None
+
+
+def test_a_file_linked_or_copied_to_another_name_gives_each_rule_once(cfg, repo, tacit_env):
+    """``CLAUDE.md -> AGENTS.md`` (and a copy as copilot-instructions.md): each line is one guard,
+    named by the real file, so a stop quotes it once and ``tacit guard remove`` lifts it."""
+    import json
+    import subprocess
+    import sys
+
+    from tacit.events import BeforeAgentStart
+
+    os.symlink("AGENTS.md", repo / "CLAUDE.md")
+    write(repo / ".github" / "copilot-instructions.md", AGENTS)
+    write(repo / "web" / "CLAUDE.md", "Never run `git push --force`; ask a maintainer first.\n")  # below: its own
+    got = read(str(repo))
+    assert sorted((rel, r.line) for rel, r in got.rules) == [
+        (".github/copilot-instructions.md", 3), (".github/copilot-instructions.md", 4), ("web/CLAUDE.md", 1)]
+    os.remove(repo / ".github" / "copilot-instructions.md")
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo)
+        stop = session.call("git push --force origin main")
+        assert stop.ask and stop.reason.count("tacit:") == 1 and "AGENTS.md:3" in stop.reason, stop.reason
+        start = engine.dispatch(BeforeAgentStart(session_id="s1", host="claude-code", cwd=str(repo), id="b1",
+                                                 prompt="hi"))
+        assert [i.text for i in start.context if i.text.startswith("tacit checks")] == [
+            "tacit checks 3 rules before each tool call: 2 from AGENTS.md, 1 from web/CLAUDE.md (1 mistake "
+            "prevented so far); a stopped call says why and how to lift it."]
+    finally:
+        engine.close()
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tacit", *a, "--json"], env=tacit_env, cwd=repo,  # noqa: E731
+                                    capture_output=True, text=True, timeout=120)
+    gid = int(stop.reason.rsplit("tacit guard remove ", 1)[1].rstrip(")"))
+    assert json.loads(run("guard", "remove", str(gid)).stdout)["success"]
+    assert json.loads(run("guard", "test", "git push --force origin main").stdout)["fires"] is False
+
+
+@pytest.mark.parametrize("host, name, args", [
+    ("claude-code", "Edit", {"file_path": "{f}", "old_string": "A=1", "new_string": "A=2"}),
+    ("pi", "write", {"path": "{f}", "content": "A=2\n"}),
+    ("hermes", "patch", {"mode": "patch", "patch": "*** Begin Patch\n*** Update File: {f}\n@@\n-A=1\n+A=2\n"
+                                                   "*** End Patch\n"}),
+])
+def test_a_subfolder_rule_names_the_edited_file_from_the_root(cfg, repo, host, name, args):
+    """web/CLAUDE.md's "Never edit `.env`": the stop names `web/.env` (what the agent wrote), not the
+    bare `.env` of the rule's folder, which could be any of the repository's .env files."""
+    write(repo / "web" / "CLAUDE.md", "Never edit `.env`.\n")
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo, host=host)
+        on = lambda f: {k: v.replace("{f}", f) for k, v in args.items()}  # noqa: E731
+        fine = session.call(name=name, args=on(".env"))  # the root's .env: not below web/
+        assert not (fine.ask or fine.block), fine.reason
+        stop = session.call(name=name, args=on("web/.env"))
+        assert (stop.ask or stop.block) and "web/CLAUDE.md:1" in stop.reason, stop.reason
+        assert "a change to `web/.env`" in stop.reason and "`.env`," not in stop.reason, stop.reason
+    finally:
+        engine.close()
+
+
+SLOW_LINES = ("Never run the thing that is quite long and keeps going on and on without stopping here\n"
+              "and it continues lower case words\n") * 3000  # ~350 KiB a reading takes ~4 ms a line of
+
+
+def test_a_file_too_slow_to_read_is_read_as_far_as_time_allows(cfg, repo, monkeypatch):
+    """A hostile (or huge) AGENTS.md took 12 s to read: the hook missed its deadline and the call ran.
+    Reading stops after READ_SECONDS with a notice; the rules read so far hold, nothing is kept."""
+    import time
+
+    from tacit.stores import guard_files
+
+    monkeypatch.setattr(guard_files, "READ_SECONDS", 0.3)
+    write(repo / "AGENTS.md", "- Use pnpm, not npm.\n" + SLOW_LINES)
+    started = time.monotonic()
+    got = read(str(repo), cfg=cfg)
+    assert time.monotonic() - started < 2.0
+    assert [(rel, r.line, r.text) for rel, r in got.rules] == [("AGENTS.md", 1, "Use pnpm, not npm.")]
+    [notice] = got.notices
+    assert notice.startswith("AGENTS.md: read up to line ") and "the rest is not read" in notice, notice
+    engine = engine_for(cfg)
+    try:
+        stop = Session(engine, repo).call("npm install")
+        assert stop.ask and "AGENTS.md:1" in stop.reason
+    finally:
+        engine.close()
+
+
+def test_a_worktree_and_the_main_checkout_each_keep_their_own_file_rules(cfg, repo, tmp_path):
+    """One service serves both: a worktree whose branch dropped "Use pnpm" and added "make deploy" must
+    neither lift the main checkout's npm rule (its sync made the row `gone` for every checkout) nor
+    lend it its deploy rule."""
+    import subprocess
+
+    write(repo / "AGENTS.md", "- Use pnpm, not npm.\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(git + ["add", "AGENTS.md"], check=True, capture_output=True)
+    subprocess.run(git + ["commit", "-q", "-m", "rules"], check=True, capture_output=True)
+    tree = tmp_path / "feature-tree"
+    subprocess.run(git + ["worktree", "add", "-q", "-b", "feature", str(tree)], check=True, capture_output=True)
+    write(tree / "AGENTS.md", "- Never run `make deploy`.\n")
+    assert project_for(str(tree)).key == project_for(str(repo)).key  # one project, two checkouts
+    engine = engine_for(cfg)
+    try:
+        main, other = Session(engine, repo, sid="main"), Session(engine, tree, sid="tree")
+        assert main.call("npm install").ask
+        assert not other.call("npm install").ask and other.call("make deploy").ask
+        assert main.call("npm install").ask, "the worktree's sync lifted the main checkout's rule"
+        assert not main.call("make deploy").ask, "the worktree's rule fired in the main checkout"
+        assert other.call("make deploy").ask and not other.call("npm install").ask
+    finally:
+        engine.close()
+    with Ledger(cfg) as ledger:
+        listed = {r.file: r.project_root for r in GuardStore(cfg, ledger).applying(project_for(str(tree)))}
+    assert listed == {"AGENTS.md:1": str(tree.resolve())}
+
+
+def test_a_file_made_at_the_root_mid_session_holds_at_the_next_call(cfg, repo):
+    """The service kept the list of instruction files five minutes: a CLAUDE.md made at the root
+    mid-session (Claude Code's /init, the agent, the user) was not read for as long."""
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo)
+        assert session.call("git push --force origin main").ask and not session.call("make deploy").ask
+        write(repo / "CLAUDE.md", "- Never run `make deploy`.\n")
+        assert session.call("make deploy").ask
+        write(repo / ".cursor" / "rules" / "ops.mdc", "---\ndescription: ops\n---\n- Never run `make nuke`.\n")
+        assert session.call("make nuke").ask
+    finally:
+        engine.close()

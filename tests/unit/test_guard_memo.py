@@ -38,7 +38,8 @@ def derivations(monkeypatch):
     seen: list[str] = []
     real_derive, real_rules = guard_store.derive_guards, guard_files.read_text
     monkeypatch.setattr(guard_store, "derive_guards", lambda text: seen.append(text) or real_derive(text))
-    monkeypatch.setattr(guard_files, "read_text", lambda text, name: seen.append(name) or real_rules(text, name))
+    monkeypatch.setattr(guard_files, "read_text",
+                        lambda text, name, **kw: seen.append(name) or real_rules(text, name, **kw))
     return seen
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass
 
 from tacit.guards.clauses import clean_line
@@ -52,6 +53,14 @@ class UnreadLine:
 
 class BadFile(ValueError):
     """A file that cannot be read as instructions (the reason is the message)."""
+
+
+class ReadCut(Exception):
+    """Time ran out (``read_text``'s ``until``): the rules and unread lines before ``line``."""
+
+    def __init__(self, rules: list, unread: list, line: int):
+        super().__init__(f"read up to line {line}")
+        self.rules, self.unread, self.line = rules, unread, line
 
 
 def _frontmatter_end(lines: list[str]) -> int:
@@ -106,9 +115,10 @@ def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
 _LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])\s")
 
 
-def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[UnreadLine]]:
+def read_text(text: str, name: str = "AGENTS.md", *, until: float | None = None) -> tuple[list[FileRule], list[UnreadLine]]:
     """(the rule lines, the unread lines) of one instruction file; lines in code fences, HTML
-    comments and example blocks are no rules, ``sections.Layout`` restates bullets and cells."""
+    comments and example blocks are no rules, ``sections.Layout`` restates bullets and cells.
+    Past ``until`` (``time.monotonic()``), ``ReadCut`` with what the lines read so far gave."""
     if not isinstance(text, str):
         raise BadFile("not text")
     if "\0" in text[:8192]:
@@ -173,6 +183,8 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
                 unread.append(UnreadLine(number + 1, shown))
         if len(out) >= MAX_RULES_PER_FILE:
             break
+        if until is not None and time.monotonic() > until and number + 1 < len(lines):
+            raise ReadCut(out, unread, max(number, joined) + 1)
     return out, unread
 
 

@@ -208,15 +208,23 @@ class GuardSet:
             for write in call.writes:
                 for idx, guard, paths in self._paths:
                     if idx not in hits and paths.fires(write, call):
-                        rel_root = paths.base(call)
                         subject = f"{display(write.argv, 60)} {display((write.redirect,), 60)}" if write.redirect \
-                            else display(write.argv) if write.argv else (
-                            _below(write.path, rel_root) if rel_root else None) or write.path
+                            else display(write.argv) if write.argv else _shown_path(write.path, paths.base(call), call)
                         hits[idx] = Hit(guard, subject, write.path, bool(write.argv))
         for idx, guard, paths, m in self._reads:
             if idx not in hits and (found := read_hit(paths, m, call)) is not None:
                 hits[idx] = Hit(guard, *found)
         return [hits[i] for i in sorted(hits)]
+
+
+def _shown_path(path: str, base: str | None, call: Call) -> str:
+    """An edited file as the reason names it: from the project's root (``web/.env``, not the ``.env``
+    of ``web/AGENTS.md``'s folder), else from the guard's folder, else whole."""
+    for root in (call.project_root, base):
+        rel = _below(path, root) if root else None
+        if rel:
+            return rel
+    return path
 
 
 def _push_at(found: tuple, inv: Invocation, call: Call) -> bool:

@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass
 
 from tacit.guards.instructions import (
-    MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, UnreadLine, applies_at, generated_self, read_text, unread_rule,
+    MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, ReadCut, UnreadLine, applies_at, generated_self, read_text,
+    unread_rule,
 )
 from tacit.guards.model import GuardSpec
 from tacit.projects import kept
@@ -27,6 +28,7 @@ from tacit.stores.memory import MemoryStore
 
 MAX_ENTRIES = 20000  # folder entries looked at per discovery
 MAX_DEPTH = 6
+READ_SECONDS = 1.5  # reading every file of a checkout, at most: a guard check must not miss its hook's deadline
 _PRUNE = frozenset((".git", "node_modules", "vendor", ".venv", "venv", "__pycache__", "dist", "build",
                     "target", ".tox", ".mypy_cache", ".pytest_cache", ".next", ".cache", "site-packages",
                     ".tacit"))
@@ -90,17 +92,24 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
     unread: list = []
     notices: list = []
     memo = DerivedMemo(cfg, "guard-files", root) if cfg is not None else None
-    for rel in files:
+    seen: set = set()  # (folder, line, spec): CLAUDE.md -> AGENTS.md, or a copy, says it once
+    until = time.monotonic() + READ_SECONDS
+    for rel in sorted(files, key=lambda r: _linked(root, r)):  # the real file first, then as found
         try:
             text = _text(root, rel)
-            items = (_items(text, rel) if memo is None else
-                     memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r), _encode, _decode))
+            items = (_items(text, rel, until) if memo is None else
+                     memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r, until), _encode, _decode))
+        except ReadCut as cut:  # kept by nobody: read again, from the start, when next asked
+            notices.append(f"{rel}: {cut} (reading it took over {READ_SECONDS:g} s; the rest is not read)")
+            own = generated_self(text, rel)
+            items = [*([own] if own else []), *cut.rules, *cut.unread]
         except BadFile as exc:
             notices.append(f"{rel}: skipped ({exc})")
             continue
         except OSError as exc:
             notices.append(f"{rel}: skipped (unreadable: {exc.strerror or exc})")
             continue
+        items = [i for i in items if _first(seen, rel, i)]
         for rule in (i for i in items if isinstance(i, FileRule)):
             findings = scan(rule.text)
             if findings:
@@ -114,8 +123,24 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
     return Read(rules, notices, tuple(files), unread)
 
 
-def _items(text: str, rel: str) -> list:
-    found_rules, found_unread = read_text(text, rel)
+def _linked(root: str, rel: str) -> bool:
+    """Whether the path reaches its file through a symlink (``CLAUDE.md -> AGENTS.md``)."""
+    path = os.path.join(root, rel)
+    return os.path.realpath(path) != os.path.join(os.path.realpath(root), os.path.normpath(rel))
+
+
+def _first(seen: set, rel: str, item) -> bool:
+    """False for a line another file read from the same folder said already (same text, same guard)."""
+    spec = spec_json(item.spec) if isinstance(item, FileRule) else None
+    key = (applies_at(rel), item.text, spec)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
+
+
+def _items(text: str, rel: str, until: float | None = None) -> list:
+    found_rules, found_unread = read_text(text, rel, until=until)
     own = generated_self(text, rel)  # "<!-- GENERATED FILE. DO NOT EDIT -->": the file itself is asked for
     return [*([own] if own else []), *found_rules, *found_unread]
 
@@ -142,11 +167,31 @@ class Finder:
         self._found: dict[str, tuple] = {}
 
     def files(self, root: str) -> tuple[str, ...]:
-        return kept(self._found, root, lambda: found(root), seconds=self.every)
+        """A file made at the root (``/init`` writes CLAUDE.md) or in its ``.claude``, ``.github`` or
+        ``.cursor/rules`` changes their folder's mtime: found at once; deeper ones within ``every``."""
+        return kept(self._found, (root, *map(_mtime, _watched(root))), lambda: found(root), seconds=self.every)
+
+
+def _watched(root: str) -> tuple:
+    """The folders whose mtime ``Finder.files`` keys on."""
+    return (root, *(os.path.join(root, d) for d in (".claude", ".github", MDC_DIR)))
+
+
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
 
 
 NOTICE_KEY = "guards.files."  # + the project's key: the notices of its last read
 READ_BY_CHILD = "c:"  # the key prefix of a guard a child phrased for an unread line (add_for_line)
+
+
+def checkout(project) -> tuple:
+    """What tells a checkout's file guards apart: a worktree's files may say otherwise than the main
+    checkout's (a branch dropped a line, added one), so its rows are its own (``project_root``)."""
+    return (project.key,) if project.root == project.main_root else (project.key, project.root)
 
 
 def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float | None = None) -> bool:
@@ -159,12 +204,13 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     now = time.time() if now is None else now
     live = {}
     for rel, rule in got.rules:
-        key = guard_key("f:", project.key, rel, rule.text, spec=rule.spec)
+        key = guard_key("f:", *checkout(project), rel, rule.text, spec=rule.spec)
         live.setdefault(key, (f"file:{rel}:{rule.line}", rule))
     unread = {(rel, line.text): line.line for rel, line in got.unread}
     with ledger.read() as conn:
         rows = conn.execute("SELECT id, key, status, memory_scope, lesson FROM guards WHERE origin = 'memory' "
-                            "AND project = ? AND memory_scope LIKE 'file:%'", (project.key,)).fetchall()
+                            "AND project = ? AND project_root = ? AND memory_scope LIKE 'file:%'",
+                            (project.key, project.root)).fetchall()
         old_notices = ledger.meta_get(conn, NOTICE_KEY + project.key, None)
     existing = {}
     for gid, key, status, where, text in rows:
@@ -176,7 +222,7 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     inserts, moves, revive, gone = [], [], [], []
     for key, (where, rule) in live.items():
         if key not in existing and rule is not None:
-            inserts.append((key, "memory", "project", project.key, project.main_root, where, rule.text,
+            inserts.append((key, "memory", "project", project.key, project.root, where, rule.text,
                             spec_json(rule.spec), "ask", now, 0, now, now))
             continue
         gid, status, old = existing[key]
@@ -234,7 +280,7 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
                 "error": f"refused: {', '.join(repr(clip(m, 60)) for m in missing[:8])} occur(s) nowhere in what "
                          f"{rel}:{number} forbids (its reason and what it says to do instead do not count); "
                          "the line stays unread"}
-    key = guard_key(READ_BY_CHILD, project.key, rel, line.text, spec=spec)
+    key = guard_key(READ_BY_CHILD, *checkout(project), rel, line.text, spec=spec)
     now = time.time()
     with history.using(store.ledger), store.ledger.write() as conn:
         row = conn.execute("SELECT id, status FROM guards WHERE key = ?", (key,)).fetchone()
@@ -248,7 +294,7 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
             bump(conn)
             record = store._get(conn, row[0])
         else:
-            gid = conn.execute(INSERT, (key, "memory", "project", project.key, project.main_root,
+            gid = conn.execute(INSERT, (key, "memory", "project", project.key, project.root,
                                         f"file:{rel}:{line.line}", line.text, spec_json(spec), "ask", now, 0,
                                         now, now)).lastrowid
             record, _hid = store._changed(conn, None, gid, "guard_add")

@@ -166,8 +166,10 @@ class GuardStore:
 
     def applying(self, project: Project | None, *, statuses=("active",)) -> list[GuardRecord]:
         """The guards (of ``statuses``) that apply in ``project``: every global one and this project's."""
-        key = project.key if project is not None else None
-        return self._select(statuses, " AND (scope = 'global' OR project = ?)", (key,))
+        key, root = (project.key, project.root) if project is not None else (None, None)
+        # an instruction file's rule: only in the checkout it was read from (a worktree reads its own)
+        return self._select(statuses, " AND (scope = 'global' OR project = ?) AND (memory_scope NOT LIKE 'file:%' "
+                            "OR project_root = ?)", (key, root))
 
     def all(self, *, statuses=("active", "removed", "gone")) -> list[GuardRecord]:
         return self._select(statuses)
