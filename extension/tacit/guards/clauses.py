@@ -35,7 +35,7 @@ _NOISE = lazy(
     r"at all costs|at all|yourself|directly|straight|raw(?=\s+\x00)|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|locally|on your machine|when(?:ever)?\s+(?:running|executing|you run)\s+(?:any\s+)?(?:shell\s+|terminal\s+)?commands|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|for any reason|for anything|for everything|for all (?:\w+ )?commands|"
-    r"in any (?:form|way|shape or form)|"
+    r"in any (?:form|way|shape or form)|via (?:the )?bash(?: tool)?|(?:in|from) (?:the |a )?(?:terminal|command line)|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|(?<=\x00\s)(?:manually|by hand)(?=\s*(?:[.!,;]|$))|"
     r"for (?:dependency|package) management(?:\s+(?:commands?|tasks?|operations?))?|as (?:a|the|our) package manager|"
     r"for this(?=\s*$))\b", re.I)

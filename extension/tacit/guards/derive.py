@@ -25,6 +25,7 @@ from tacit.guards.push_rules import push_spec
 from tacit.guards.read_merge_rules import read_merge_specs
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
+from tacit.guards.verbless import verbless
 from tacit.guards.families import family_specs
 from tacit.guards.spoken import spoken, spoken_specs
 from tacit.guards.sole_tool import SAYS_SOLE, for_installing, sole_tool_specs, without_restated
@@ -151,11 +152,7 @@ _SUDO = [lazy(p, re.I) for p in (
 _RUN = lazy(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+?)"
                   r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere|"
                   r"(?<=[\w`])\s+(?:by hand|manually))?", re.I)  # "never run terraform apply by hand": every call is
-# programs that may follow "never" without "run" ("never git push --force"); no English word ("never make changes")
 _SQL_HEADS = frozenset(("drop", "truncate", "delete", "alter", "insert", "update", "select", "create", "grant"))
-_VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
-                       "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
-                       "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
 
 
 def _tool(word: str) -> str | None:
@@ -304,9 +301,13 @@ def _split_flag(flag: str) -> list[str]:
 
 
 _BARE = lazy(r"(?:a\s+|the\s+)?(?:bare|plain)\s+(?=\S)", re.I)
+# "never run `bundle exec rspec` without arguments": the bare command ("a bare `…`")
+_NO_ARGS = lazy(r"(?P<head>.+?\b(?:run|execute|use)\s+)(?P<cmd>`[^`]+`)\s+(?:without|with\s+no)\s+(?:any\s+)?(?:arguments|args)", re.I)
 
 
 def _run(sentence: str, because: str) -> GuardSpec | None:
+    if no_args := _NO_ARGS.fullmatch(sentence):
+        return _run(f"{no_args.group('head')}a bare {no_args.group('cmd')}", because)
     m = _RUN.fullmatch(sentence)
     if not m:
         return None
@@ -320,7 +321,7 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     if not words:
         return None
     quoted = m.group("cmd").startswith(("`", "'", '"'))
-    if not m.group("verb") and not (m.group("cmd").startswith("`") or words[0] in _VERBLESS):
+    if not m.group("verb") and not (m.group("cmd").startswith("`") or verbless(words)):
         return None
     verb = (m.group("verb") or "").lower()
     if verb in ("use", "type", "do", "") and not quoted and len(words) < 2:

@@ -9,7 +9,11 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
+from tacit.guards.cli_items import cli_item
+from tacit.guards.model import CommandMatch
 from tacit.guards.words import _DONT, _ENGLISH_TOOLS, _KNOWN_PROGRAMS, _PURPOSE
+
+_RUN_VERBS = ("run", "use", "execute")
 
 _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
 # the verbs of a list of prohibitions (not "use", which names the alternative)
@@ -54,10 +58,11 @@ def command_list(sentence: str, because: str, run) -> list:
             re.search(r"\b(?:or|and|nor)\b[^,]*,", m.group("items"), re.I):
         # "never use git commit --amend, make new commits" · "…, pnpm install works" · "… nvm or fnm, volta
         return []  # pins node": no list (with no "or", three commands are one)
-    if len(items) < 2 or not all(i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or
-                                 i.lower() in _KNOWN_PROGRAMS for i in items):
-        return []
-    out = [run(f"never run {i}", because) for i in items]
+    def known(i: str) -> bool:
+        return i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or i.lower() in _KNOWN_PROGRAMS
+    if len(items) < 2 or not any(known(i) for i in items) or not all(known(i) or cli_item(i, because) for i in items):
+        return []  # "go test, go build or golangci-lint": an unknown program's command beside known ones
+    out = [run(f"never run {i}", because) if known(i) else cli_item(i, because) for i in items]
     return out if all(out) else []
 
 
@@ -168,8 +173,11 @@ def either(sentence: str, because: str, specs_of) -> list:
     act = bool(_LIST_VERB.match(b) or _ACT.match(b))
     if not act and "`" in a and "`" in b and (a.startswith("`") or b.startswith("`")):
         return []  # "never use `git stash` or `any` casts": a quoted list has its own reading (not "files matching `a` or …")
-    readings = [f"{dont} {verb} {a}", f"{dont} {b}" if act else f"{dont} {verb} {b}"]
+    again = b.lower().startswith(verb.lower() + " ")  # "never git reset --hard or git clean -fd": b says the verb
+    readings = [f"{dont} {verb} {a}", f"{dont} {b}" if act or again else f"{dont} {verb} {b}"]
     first, second = (specs_of(reading, because) for reading in readings)
+    if not second and first and verb.lower() in _RUN_VERBS and all(isinstance(s.match, CommandMatch) for s in first):
+        second = [spec] if (spec := cli_item(b, because)) else []  # "… bundle install or jekyll build"
     if not second and (act or _TAIL.search(b) or re.search(r"\w{3,}ly\b", b)):
         return []  # "… or delete rows casually": what qualifies the second item may qualify the first
     if not first and not act:
