@@ -20,6 +20,12 @@ LINES = [
     # find_string hit 27837935279 (a Rails spec-run note): without arguments is the bare command
     ("Run in segments to avoid timeouts and identify issues more efficiently. Never run `bundle exec rspec` without "
      "arguments.\n", ["bundle exec rspec"], ["bundle exec rspec spec/models"]),
+    # find_string hit 53385396083 (a GitOps guide): "Key point:" labels the rule
+    ("Key point: **you never run `helm install` directly**. Kustomize handles Helm rendering.\n",
+     ["helm install rel chart"], ["kustomize build .", "helm template chart"]),
+    # find_string hit 52605577294 (a .NET CLAUDE.md): "still never" is never
+    ("- This does NOT replace the rule against running migration commands — agents still NEVER run `dotnet ef` or "
+     "any migration tool\n", ["dotnet ef database update", "dotnet ef migrations add X"], ["dotnet build"]),
 ]
 
 # bare lessons, as typed to an agent: (lesson, calls it stops, calls it lets through)
@@ -40,6 +46,12 @@ BARE = [
     ("no bundle exec rspec", ["bundle exec rspec spec/models"], ["bundle exec rubocop"]),
     ("never go build or go install directly; use make", ["go build ./...", "go install ./cmd/x"], ["make build"]),
     ("never php artisan migrate:fresh", ["php artisan migrate:fresh"], ["php artisan migrate"]),
+    ("never run bundle exec rspec without arguments", ["bundle exec rspec"], ["bundle exec rspec spec/a_spec.rb"]),
+]
+
+# lines that give no guard: the second command says when, not a second rule (find_string hit 66394593620)
+LINES_NOTHING = [
+    "- Never run `mix compile --warnings-as-errors` beside `mix test`; concurrent compilers redefine loaded modules.\n",
 ]
 
 # lessons that must give no guard at all: English after "never", no command typed
@@ -62,3 +74,8 @@ def test_reading(kind, text, stopped, fine):
 @pytest.mark.parametrize("text", NOTHING)
 def test_no_guard(text):
     assert _line(text + "\n") == [] and list(derive_guards(text)) == [], text
+
+
+@pytest.mark.parametrize("text", LINES_NOTHING)
+def test_line_no_guard(text):
+    assert _line(text) == [], text

@@ -48,7 +48,7 @@ MAX_LESSON_CHARS = 600
 # Text preparation
 # ---------------------------------------------------------------------------
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
-_LABEL_WORDS = (r"(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|"
+_LABEL_WORDS = (r"(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|key (?:point|rule)|"
                 r"caution|critical|danger|convention|user (?:correction|said|prefers|wants)|guideline)")
 _LABEL = lazy(rf"^{_LABEL_WORDS}\s*[:\-!]\s*", re.I)
 # "**CRITICAL:** this project uses `pnpm`, not `npm`": after a label the rule is the first clause (no reason)
@@ -302,7 +302,7 @@ def _split_flag(flag: str) -> list[str]:
 
 _BARE = lazy(r"(?:a\s+|the\s+)?(?:bare|plain)\s+(?=\S)", re.I)
 # "never run `bundle exec rspec` without arguments": the bare command ("a bare `…`")
-_NO_ARGS = lazy(r"(?P<head>.+?\b(?:run|execute|use)\s+)(?P<cmd>`[^`]+`)\s+(?:without|with\s+no)\s+(?:any\s+)?(?:arguments|args)", re.I)
+_NO_ARGS = lazy(r"(?P<head>.+?\b(?:run|execute|use)\s+)(?P<cmd>`[^`]+`|[a-z][\w.:-]*(?:\s+[a-z][\w.:-]*){0,3})\s+(?:without|with\s+no)\s+(?:any\s+)?(?:arguments|args)", re.I)
 
 
 def _run(sentence: str, because: str) -> GuardSpec | None:

@@ -36,7 +36,7 @@ _VERB_RE = re.compile(rf"\b(?:{_VERB})\b", re.I)
 _NARROW = frozenset("""with without w/o for in on from to into inside outside under within when whenever after before
 during unless except as via by until till only if while than instead rather of at like such alone that which who where
 whose these those this other new existing same more less too also just first yet still bare plain raw system global
-root top-level toplevel""".split())  # "`research/` root": its top level only, which no pattern says
+root top-level toplevel beside besides alongside""".split())  # "`research/` root": its top level only, which no pattern says
 
 # adverbs that change nothing of what is refused; any other ("blindly", "casually") says how, which a check cannot see
 _PLAIN_LY = frozenset(("directly", "manually", "really", "absolutely", "strictly", "simply", "truly"))
