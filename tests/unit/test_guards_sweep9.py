@@ -46,6 +46,11 @@ BARE = [
     ("no bundle exec rspec", ["bundle exec rspec spec/models"], ["bundle exec rubocop"]),
     ("never go build or go install directly; use make", ["go build ./...", "go install ./cmd/x"], ["make build"]),
     ("never php artisan migrate:fresh", ["php artisan migrate:fresh"], ["php artisan migrate"]),
+    # the way to do it after the list is no item of it (the first item alone was a guard: a partial list)
+    ("never run go test, go build or golangci-lint directly, use make", ["go test ./...", "golangci-lint run"],
+     ["make test"]),
+    ("never run npm install, npm update or npx cap sync, use pnpm", ["npm install", "npm update", "npx cap sync"],
+     ["pnpm install"]),
     ("never run bundle exec rspec without arguments", ["bundle exec rspec"], ["bundle exec rspec spec/a_spec.rb"]),
 ]
 

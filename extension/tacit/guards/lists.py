@@ -30,6 +30,7 @@ _ACT = lazy(r"(?:run|use|execute|call|invoke)\b", re.I)
 _TAIL = lazy(r"\b(?:without|unless|except|when|while|if|until|before|after|during|outside|beyond|for|in|on|to|"
              r"with|from|by|as|than|so|because)\b", re.I)
 
+_INSTEAD_AFTER = lazy(r"\s*[,;]\s*(?:and\s+|but\s+)?(?:use|prefer|run|try)\s+(?!\S+\s*,).*$", re.I)
 _COMMAND_LIST = lazy(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
 # the last item of a list of commands that is an act of its own, with no exact shape ("or create new projects")
 # (not one said of a place: "…, or create new projects from the root" may place every item)
@@ -45,7 +46,8 @@ _OTHER_ACT = lazy(r"(?!.*\b(?:from|in|on|at|inside|within|outside|against|under|
 def command_list(sentence: str, because: str, run) -> list:
     """"never run npm install, npm update or npx cap sync": each command, when every item is a known
     program's (``run`` reads one command); [] otherwise."""
-    m = _COMMAND_LIST.fullmatch(sentence)
+    # "…, npm update or npx cap sync, use pnpm": the way to do it, after the list, is no item of it
+    m = _COMMAND_LIST.fullmatch(_INSTEAD_AFTER.sub("", sentence))
     if not m:
         return []
     items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
