@@ -56,6 +56,9 @@ BARE = [
 
 # lines that give no guard: the second command says when, not a second rule (find_string hit 66394593620)
 LINES_NOTHING = [
+    # find_string hit 57678273143: what the app's users never do is no rule for the agent
+    "- App can be configured completely through UI; normal users never edit `.env`.\n",
+    "End users never run `npm install`: the installer does it.\n",
     "- Never run `mix compile --warnings-as-errors` beside `mix test`; concurrent compilers redefine loaded modules.\n",
 ]
 

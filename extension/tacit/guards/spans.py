@@ -38,6 +38,9 @@ during unless except as via by until till only if while than instead rather of a
 whose these those this other new existing same more less too also just first yet still bare plain raw system global
 root top-level toplevel beside besides alongside""".split())  # "`research/` root": its top level only, which no pattern says
 
+# the subject of the refusal is other people: "users never …", "end users do not …"
+_OTHERS = re.compile(r"\b(?:users|customers|visitors|clients|end\s+users|humans|people)\s*$", re.I)
+
 # adverbs that change nothing of what is refused; any other ("blindly", "casually") says how, which a check cannot see
 _PLAIN_LY = frozenset(("directly", "manually", "really", "absolutely", "strictly", "simply", "truly"))
 
@@ -80,6 +83,8 @@ def _path(span: str) -> str | None:
 def _plain(pre: str, mid: str) -> bool:
     """No word before the span narrows what is refused; what leads the refusal
     is a subject, not a place or a condition."""
+    if _OTHERS.search(pre):
+        return False  # "normal users never edit `.env`": what other people do, not the agent's rule
     said = re.sub(r"\b(?:by hand|write to|writing to)\b", " ", (pre + " " + mid).lower())
     words = said.split()
     return not any(w in _NARROW or (w.endswith("ly") and w not in _PLAIN_LY) for w in words)
