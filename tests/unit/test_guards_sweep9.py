@@ -51,6 +51,9 @@ BARE = [
      ["make test"]),
     ("never run npm install, npm update or npx cap sync, use pnpm", ["npm install", "npm update", "npx cap sync"],
      ["pnpm install"]),
+    # no "run", and the flag that makes it allowed
+    ("never cargo install without --locked", ["cargo install ripgrep"], ["cargo install --locked ripgrep"]),
+    ("never go build without -o", ["go build ./cmd/app"], ["go build -o bin/app ./cmd/app"]),
     ("never run bundle exec rspec without arguments", ["bundle exec rspec"], ["bundle exec rspec spec/a_spec.rb"]),
 ]
 

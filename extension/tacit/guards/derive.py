@@ -25,7 +25,7 @@ from tacit.guards.push_rules import push_spec
 from tacit.guards.read_merge_rules import read_merge_specs
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
-from tacit.guards.verbless import verbless
+from tacit.guards.verbless import run_said, verbless
 from tacit.guards.families import family_specs
 from tacit.guards.spoken import spoken, spoken_specs
 from tacit.guards.sole_tool import SAYS_SOLE, for_installing, sole_tool_specs, without_restated
@@ -518,7 +518,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or branch_name_specs(sentence, because) or quoted_over(sentence, because, _run)
             or sole_tool_specs(sentence, because, lesson) or for_installing(sentence, because, own)
             or flag_over(sentence, because, own) or mixed_specs(sentence, because, own)
-            or cd_specs(sentence, because) or spoken_specs(sentence, because, own))
+            or cd_specs(sentence, because) or spoken_specs(sentence, because, own)
+            or run_said(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

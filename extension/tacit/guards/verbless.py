@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tacit.guards.words import _ENGLISH_TOOLS, _KNOWN_PROGRAMS
+from tacit.guards.words import _DONT, _ENGLISH_TOOLS, _KNOWN_PROGRAMS
 
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
@@ -34,3 +34,16 @@ def verbless(words: list[str]) -> bool:
     if _TASK.fullmatch(words[1]) or (program, words[1]) in _PAIRS:
         return True
     return program not in _ENGLISH and any(w.startswith("-") and len(w) > 1 for w in words[1:])
+
+
+_WITHOUT_FLAG = re.compile(r"\s+without\s+`?-")  # "… without --locked": the flag that makes it allowed
+_SAID = re.compile(rf"(?P<dont>{_DONT})\s+(?!(?:run|use|execute|call|invoke)\b)(?=\S+\s+\S)", re.I)
+
+
+def run_said(sentence: str, because: str, specs_of) -> list:
+    """"never cargo install without --locked": a command said with no "run" and the flag that allows it, read as
+    run ("never run cargo install without --locked"), when its first two words are a command line (``verbless``)."""
+    m = _SAID.match(sentence)
+    if not m or not _WITHOUT_FLAG.search(sentence) or not verbless(sentence[m.end():].split()[:2]):
+        return []
+    return specs_of(f"{m.group('dont')} run {sentence[m.end():]}", because)
