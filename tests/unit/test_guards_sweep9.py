@@ -57,11 +57,12 @@ BARE = [
     ("never run bundle exec rspec without arguments", ["bundle exec rspec"], ["bundle exec rspec spec/a_spec.rb"]),
 ]
 
-# lines that give no guard: the second command says when, not a second rule (find_string hit 66394593620)
+# lines that give no guard
 LINES_NOTHING = [
     # find_string hit 57678273143: what the app's users never do is no rule for the agent
     "- App can be configured completely through UI; normal users never edit `.env`.\n",
     "End users never run `npm install`: the installer does it.\n",
+    # the second command says when, not a second rule (find_string hit 66394593620)
     "- Never run `mix compile --warnings-as-errors` beside `mix test`; concurrent compilers redefine loaded modules.\n",
 ]
 
@@ -75,18 +76,20 @@ NOTHING = [
 ]
 
 
-@pytest.mark.parametrize("kind, text, stopped, fine", [("line", *c) for c in LINES] + [("lesson", *c) for c in BARE])
+def _specs(kind: str, text: str) -> list:
+    return _line(text if text.endswith("\n") else text + "\n") if kind == "line" else list(derive_guards(text))
+
+
+# every table through one check: a reading's guards stop what it refuses and let the rest through; a line or lesson
+# that says no rule gives none (read both as a line and as a lesson when it is a lesson)
+CASES = ([("line", *c) for c in LINES] + [("lesson", *c) for c in BARE] + [("line", t, [], []) for t in LINES_NOTHING]
+         + [(kind, t, [], []) for t in NOTHING for kind in ("line", "lesson")])
+
+
+@pytest.mark.parametrize("kind, text, stopped, fine", CASES)
 def test_reading(kind, text, stopped, fine):
-    specs = _line(text) if kind == "line" else list(derive_guards(text))
-    assert specs, text
-    assert (_stops(specs, stopped), _stops(specs, fine)) == ([True] * len(stopped), [False] * len(fine)), text
-
-
-@pytest.mark.parametrize("text", NOTHING)
-def test_no_guard(text):
-    assert _line(text + "\n") == [] and list(derive_guards(text)) == [], text
-
-
-@pytest.mark.parametrize("text", LINES_NOTHING)
-def test_line_no_guard(text):
-    assert _line(text) == [], text
+    specs = _specs(kind, text)
+    if not stopped:
+        assert specs == [], (kind, text)
+        return
+    assert specs and _stops(specs, stopped + fine) == [True] * len(stopped) + [False] * len(fine), text
