@@ -60,6 +60,7 @@ def command_list(sentence: str, because: str, run) -> list:
             re.search(r"\b(?:or|and|nor)\b[^,]*,", m.group("items"), re.I):
         # "never use git commit --amend, make new commits" · "…, pnpm install works" · "… nvm or fnm, volta
         return []  # pins node": no list (with no "or", three commands are one)
+
     def known(i: str) -> bool:
         return i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or i.lower() in _KNOWN_PROGRAMS
     if len(items) < 2 or not any(known(i) for i in items) or not all(known(i) or cli_item(i, because) for i in items):
