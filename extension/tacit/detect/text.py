@@ -127,12 +127,19 @@ _LOG_LINE = lazy(
 _BULLET = lazy(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
 
 
+#: words and plain numbers only: "its 5173 not 3000" is prose, however few letters it has
+_PROSE_WITH_NUMBERS = lazy(r"^\s*(?:(?:[A-Za-z]+|\d+(?:[.,:]\d+)*)[.,!?]*\s*)+$")
+_PROSE_WORD = lazy(r"\b[A-Za-z]{2,}\b")
+
+
 def is_log_line(line: str) -> bool:
     if _LOG_LINE.match(line):
         return True
     letters = sum(map(str.isalpha, line))
     visible = len(line) - sum(map(str.isspace, line))
-    return visible >= 12 and letters < 0.45 * visible
+    if visible < 12 or letters >= 0.45 * visible:
+        return False
+    return not (_PROSE_WITH_NUMBERS.match(line) and len(_PROSE_WORD.findall(line)) >= 2)
 
 
 def focus_text(stripped: str) -> str:
