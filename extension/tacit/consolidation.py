@@ -30,6 +30,9 @@ def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = 
     retry["consolidation"] = report  # the refusal as it stands now, and what the consolidation changed
     if retry.get("error") and report.get("before") != report.get("after"):
         retry["error"] += f" (tacit consolidated it first, {report['summary']}: see tacit memory log)"
+    elif retry.get("error") and report.get("child_failed"):
+        retry["error"] += (f" (tacit tried to consolidate it first, but the background agent failed: "
+                           f"{report['child_failed']}; nothing was lost, see logs/children.jsonl)")
     return retry
 
 

@@ -203,3 +203,28 @@ def test_a_consolidation_whose_child_fails_says_why(cfg, tacit_env, tmp_path):
                                     env=tacit_env, capture_output=True, text=True, timeout=60).stdout)
     assert out["reports"][1]["child_failed"] == "it exited 3: model overloaded, try later", out
     assert cfg.memory_file.read_bytes() == before
+
+
+def test_a_full_add_whose_consolidation_child_fails_is_told_and_counted(cfg, tacit_env, tmp_path):
+    """`tacit memory add` on a full scope ran a consolidation child that exited 3: the refusal said only
+    "Consolidate: merge … then retry" (never that tacit had tried, nor why it failed), and the run had no
+    jobs row, so `tacit cost` showed 0 runs and its spend never counted against the daily budget."""
+    child = tmp_path / "child.py"
+    child.write_text("import sys; print('garbage {{{'); sys.stderr.write('model overloaded\\n'); sys.exit(3)\n")
+    (cfg.state_dir / "config.toml").write_text(f'child_command = "{sys.executable} {child}"\n'
+                                               "memory_char_limit = 120\n")
+    small = cfg.with_settings(memory_char_limit=120)
+    for entry in ("Build with pnpm build in the web folder", "Staging resets nightly at 02:00 UTC"):
+        assert MemoryStore(small).add("memory", entry)["success"]
+    before = cfg.memory_file.read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--scope", "global", "--json",
+                           "Deploys go out on Tuesdays after the standup meeting"],
+                          env=tacit_env, capture_output=True, text=True, timeout=60)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and out["consolidation"]["child_ok"] is False, out
+    assert "the background agent failed: it exited 3: model overloaded; nothing was lost" in out["error"], out
+    assert cfg.memory_file.read_bytes() == before
+    cost = json.loads(subprocess.run([sys.executable, "-m", "tacit", "cost", "--json"], env=tacit_env,
+                                     capture_output=True, text=True, timeout=60).stdout)
+    assert cost["totals"]["runs"] == 1 and [r["kind"] for r in cost["runs"]] == ["consolidate"], cost
+    assert cost["runs"][0]["ok"] is False
