@@ -28,11 +28,14 @@ def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = 
         retry["message"] = f"{retry['message']} (memory was consolidated first: {report['summary']})"
         return retry
     retry["consolidation"] = report  # the refusal as it stands now, and what the consolidation changed
-    if retry.get("error") and report.get("before") != report.get("after"):
-        retry["error"] += f" (tacit consolidated it first, {report['summary']}: see tacit memory log)"
-    elif retry.get("error") and report.get("child_failed"):
+    changed = report.get("before") != report.get("after")
+    if retry.get("error") and report.get("child_failed"):  # said even when what it left changed the file
         retry["error"] += (f" (tacit tried to consolidate it first, but the background agent failed: "
-                           f"{report['child_failed']}; nothing was lost, see logs/children.jsonl)")
+                           f"{report['child_failed']}; nothing was lost"
+                           + (f", {report['summary']}: see tacit memory log)" if changed else
+                              ", see logs/children.jsonl)"))
+    elif retry.get("error") and changed:
+        retry["error"] += f" (tacit consolidated it first, {report['summary']}: see tacit memory log)"
     return retry
 
 

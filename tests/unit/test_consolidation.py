@@ -228,3 +228,27 @@ def test_a_full_add_whose_consolidation_child_fails_is_told_and_counted(cfg, tac
                                      capture_output=True, text=True, timeout=60).stdout)
     assert cost["totals"]["runs"] == 1 and [r["kind"] for r in cost["runs"]] == ["consolidate"], cost
     assert cost["runs"][0]["ok"] is False
+
+
+def test_a_consolidation_child_that_writes_garbage_is_told_as_failed_even_when_the_file_grew(cfg, tacit_env,
+                                                                                             tmp_path):
+    """A child exited 0 after replacing MEMORY.md with garbage: tacit put the entries back (and kept the
+    child's text as its change), then the refusal said "tacit consolidated it first", never that it failed."""
+    child = tmp_path / "child.py"
+    child.write_text("import os, pathlib\n"
+                     "path = pathlib.Path(os.environ['TACIT_HOME'], 'memories', 'MEMORY.md')\n"
+                     "path.write_text('garbage ' * 3)\n")
+    (cfg.state_dir / "config.toml").write_text(f'child_command = "{sys.executable} {child}"\n'
+                                               "memory_char_limit = 120\n")
+    small = cfg.with_settings(memory_char_limit=120)
+    entries = ["Build with pnpm build in the web folder", "Staging resets nightly at 02:00 UTC"]
+    for entry in entries:
+        assert MemoryStore(small).add("memory", entry)["success"]
+    proc = subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--scope", "global", "--json",
+                           "Deploys go out on Tuesdays after the standup meeting"],
+                          env=tacit_env, capture_output=True, text=True, timeout=60)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and out["consolidation"]["child_ok"] is False, out
+    assert "but the background agent failed: what it wrote was put back" in out["error"], out
+    assert "see tacit memory log" in out["error"] and "tacit consolidated it first" not in out["error"]
+    assert MemoryStore(small).entries("memory")[:2] == entries  # nothing lost
