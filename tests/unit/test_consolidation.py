@@ -252,3 +252,7 @@ def test_a_consolidation_child_that_writes_garbage_is_told_as_failed_even_when_t
     assert "but the background agent failed: what it wrote was put back" in out["error"], out
     assert "see tacit memory log" in out["error"] and "tacit consolidated it first" not in out["error"]
     assert MemoryStore(small).entries("memory")[:2] == entries  # nothing lost
+    # the run is in `tacit cost` with what it changed; a run with no host was shown "(, 0 tokens)"
+    shown = subprocess.run([sys.executable, "-m", "tacit", "cost"], env=tacit_env, capture_output=True, text=True,
+                           timeout=60).stdout
+    assert "1 background run," in shown and " consolidate (?, 0 tokens): #" in shown, shown
