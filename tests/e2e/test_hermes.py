@@ -458,3 +458,21 @@ def test_hermes_z_after_hand_edits_reads_what_is_valid_and_tells_what_it_skipped
     assert "MEMORY.md is not valid UTF-8 (bad byte at offset 40)" in shown, shown[-3000:]
     assert "tacit left 1 skill file(s) it could not read out of the skill index" in shown, shown[-3000:]
     assert memory_md.read_bytes() == b"MEM-KEEP builds with make\n\xc2\xa7\nMEM-ODD caf\xe9\n"
+
+
+def test_hermes_z_forget_removes_every_scope_and_says_so_and_a_miss_says_nothing_was_removed(stub, tacit_hermes):
+    th = tacit_hermes
+    th.install()
+    th.tacit("memory", "add", "We use yarn here.")
+    th.tacit("memory", "add", "--scope", "global", "We use yarn in every project.")
+    th.tacit("memory", "add", "--scope", "global", "KEEP-ME the shell is zsh")
+    stub.set_script([], default="OK")
+    proc = th.oneshot("forget that we use yarn")
+    shown = proc.stdout + proc.stderr
+    assert 'Forgot "we use yarn": removed 1 from global memory' in shown and "1 from project memory" in shown, shown
+    assert th.entries("MEMORY.md") == ["KEEP-ME the shell is zsh"]
+    assert "yarn" not in next(th.state.glob("projects/*/MEMORY.md")).read_text(encoding="utf-8")
+    proc = th.oneshot("forget that we use bazel")
+    shown = proc.stdout + proc.stderr
+    assert 'Nothing removed: no memory entry says "we use bazel"' in shown, shown[-2000:]
+    assert "Forgot" not in shown and "forgotten" not in shown.lower()
