@@ -546,18 +546,13 @@ def test_hand_edits_between_sessions_are_read_where_valid_and_told(installed):
     """The user broke a skill's frontmatter and left bytes that are not UTF-8 in MEMORY.md by hand: the next
     session reads every valid entry and skill, tells the user what it skipped, and rewrites neither file."""
     tc = installed
-    tc.tacit("memory", "add", "MEM-KEEP: builds with make")
-    for name in ("deploy-web", "run-tests"):
-        tc.tacit("skill", "create", "--name", name, "--description", f"SKILL-{name} procedure")
-    memory_md, broken = tc.project_memory_file(), tc.project_skills_dir() / "run-tests" / "SKILL.md"
-    memory_md.write_bytes(b"MEM-KEEP: builds with make\n\xc2\xa7\nMEM-ODD caf\xe9 by hand\n")
-    broken.write_text("---\nname: run-tests\ndescription: [unclosed\n---\n\n## Steps\nmy edit\n")
+    memory_md, broken = tc.hand_edited()
     edits = memory_md.read_bytes(), broken.read_bytes()
     tc.prompt("hello")
     context = tc.first_request_context(tc.stub.model_requests()[0])
-    assert "MEM-KEEP" in context and "MEM-ODD caf\ufffd by hand" in context, context
+    assert "MEM-KEEP" in context and "MEM-ODD caf\ufffd" in context, context
     assert "SKILL-deploy-web" in context and "SKILL-run-tests" not in context
     told = " ".join(hook_messages(tc))
-    assert f"{memory_md} is not valid UTF-8 (bad byte at offset 41)" in told, told
+    assert f"{memory_md} is not valid UTF-8 (bad byte at offset 40)" in told, told
     assert f"tacit left 1 skill file(s) it could not read out of the skill index: {broken}: bad YAML" in told
     assert (memory_md.read_bytes(), broken.read_bytes()) == edits  # never overwritten

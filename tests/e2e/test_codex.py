@@ -441,12 +441,7 @@ def test_codex_exec_after_hand_edits_reads_what_is_valid_and_tells_what_it_skipp
     """Hand edits between sessions (the project's MEMORY.md with bytes that are not UTF-8, a skill whose
     frontmatter no longer parses): the valid entries and skills reach the model, stderr says the rest."""
     tx = installed
-    tx.tacit("memory", "add", "MEM-KEEP builds with make")
-    for name in ("deploy-web", "run-tests"):
-        tx.tacit("skill", "create", "--name", name, "--description", f"SKILL-{name} procedure")
-    memory_md, broken = tx.project_memory_file(), tx.project_skills_dir() / "run-tests" / "SKILL.md"
-    memory_md.write_bytes(b"MEM-KEEP builds with make\n\xc2\xa7\nMEM-ODD caf\xe9\n")
-    broken.write_text("---\nname: run-tests\ndescription: [unclosed\n---\n\nmy edit\n")
+    memory_md, broken = tx.hand_edited()
     tx.stub.set_script([], default="OK")
     proc, last = tx.exec("hello")
     assert last == "OK"
@@ -455,4 +450,4 @@ def test_codex_exec_after_hand_edits_reads_what_is_valid_and_tells_what_it_skipp
     assert "SKILL-run-tests" not in sent
     assert f"{memory_md} is not valid UTF-8 (bad byte at offset 40)" in proc.stderr, proc.stderr[-3000:]
     assert f"tacit left 1 skill file(s) it could not read out of the skill index: {broken}" in proc.stderr
-    assert memory_md.read_bytes() == b"MEM-KEEP builds with make\n\xc2\xa7\nMEM-ODD caf\xe9\n"
+    assert memory_md.read_bytes() == tx.HAND_EDITED_MEMORY

@@ -205,23 +205,34 @@ def test_a_consolidation_whose_child_fails_says_why(cfg, tacit_env, tmp_path):
     assert cfg.memory_file.read_bytes() == before
 
 
-def test_a_full_add_whose_consolidation_child_fails_is_told_and_counted(cfg, tacit_env, tmp_path):
-    """`tacit memory add` on a full scope ran a consolidation child that exited 3: the refusal said only
-    "Consolidate: merge … then retry" (never that tacit had tried, nor why it failed), and the run had no
-    jobs row, so `tacit cost` showed 0 runs and its spend never counted against the daily budget."""
+FULL = ["Build with pnpm build in the web folder", "Staging resets nightly at 02:00 UTC"]
+
+
+def full_add_with_child(cfg, tacit_env, tmp_path, code: str) -> tuple[bytes, dict]:
+    """The global notes full (a 120-char limit) and a consolidation child running ``code``: ``tacit memory
+    add`` of one more entry; (the file before, the refusal). The child must have failed."""
     child = tmp_path / "child.py"
-    child.write_text("import sys; print('garbage {{{'); sys.stderr.write('model overloaded\\n'); sys.exit(3)\n")
+    child.write_text(code)
     (cfg.state_dir / "config.toml").write_text(f'child_command = "{sys.executable} {child}"\n'
                                                "memory_char_limit = 120\n")
-    small = cfg.with_settings(memory_char_limit=120)
-    for entry in ("Build with pnpm build in the web folder", "Staging resets nightly at 02:00 UTC"):
-        assert MemoryStore(small).add("memory", entry)["success"]
+    for entry in FULL:
+        assert MemoryStore(cfg.with_settings(memory_char_limit=120)).add("memory", entry)["success"]
     before = cfg.memory_file.read_bytes()
     proc = subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--scope", "global", "--json",
                            "Deploys go out on Tuesdays after the standup meeting"],
                           env=tacit_env, capture_output=True, text=True, timeout=60)
     out = json.loads(proc.stdout)
     assert proc.returncode == 1 and out["consolidation"]["child_ok"] is False, out
+    return before, out
+
+
+def test_a_full_add_whose_consolidation_child_fails_is_told_and_counted(cfg, tacit_env, tmp_path):
+    """`tacit memory add` on a full scope ran a consolidation child that exited 3: the refusal said only
+    "Consolidate: merge … then retry" (never that tacit had tried, nor why it failed), and the run had no
+    jobs row, so `tacit cost` showed 0 runs and its spend never counted against the daily budget."""
+    before, out = full_add_with_child(
+        cfg, tacit_env, tmp_path, "import sys; print('garbage {{{'); sys.stderr.write('model overloaded\\n'); "
+                                  "sys.exit(3)\n")
     assert "the background agent failed: it exited 3: model overloaded; nothing was lost" in out["error"], out
     assert cfg.memory_file.read_bytes() == before
     cost = json.loads(subprocess.run([sys.executable, "-m", "tacit", "cost", "--json"], env=tacit_env,
@@ -234,24 +245,13 @@ def test_a_consolidation_child_that_writes_garbage_is_told_as_failed_even_when_t
                                                                                              tmp_path):
     """A child exited 0 after replacing MEMORY.md with garbage: tacit put the entries back (and kept the
     child's text as its change), then the refusal said "tacit consolidated it first", never that it failed."""
-    child = tmp_path / "child.py"
-    child.write_text("import os, pathlib\n"
-                     "path = pathlib.Path(os.environ['TACIT_HOME'], 'memories', 'MEMORY.md')\n"
-                     "path.write_text('garbage ' * 3)\n")
-    (cfg.state_dir / "config.toml").write_text(f'child_command = "{sys.executable} {child}"\n'
-                                               "memory_char_limit = 120\n")
-    small = cfg.with_settings(memory_char_limit=120)
-    entries = ["Build with pnpm build in the web folder", "Staging resets nightly at 02:00 UTC"]
-    for entry in entries:
-        assert MemoryStore(small).add("memory", entry)["success"]
-    proc = subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--scope", "global", "--json",
-                           "Deploys go out on Tuesdays after the standup meeting"],
-                          env=tacit_env, capture_output=True, text=True, timeout=60)
-    out = json.loads(proc.stdout)
-    assert proc.returncode == 1 and out["consolidation"]["child_ok"] is False, out
+    _before, out = full_add_with_child(
+        cfg, tacit_env, tmp_path, "import os, pathlib\n"
+                                  "path = pathlib.Path(os.environ['TACIT_HOME'], 'memories', 'MEMORY.md')\n"
+                                  "path.write_text('garbage ' * 3)\n")
     assert "but the background agent failed: what it wrote was put back" in out["error"], out
     assert "see tacit memory log" in out["error"] and "tacit consolidated it first" not in out["error"]
-    assert MemoryStore(small).entries("memory")[:2] == entries  # nothing lost
+    assert MemoryStore(cfg).entries("memory")[:2] == FULL  # nothing lost
     # the run is in `tacit cost` with what it changed; a run with no host was shown "(, 0 tokens)"
     shown = subprocess.run([sys.executable, "-m", "tacit", "cost"], env=tacit_env, capture_output=True, text=True,
                            timeout=60).stdout
