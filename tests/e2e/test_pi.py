@@ -431,7 +431,8 @@ def test_what_the_user_says_in_pi_p_is_noted_there_and_in_memory_by_the_next_ses
     proc = run_pi.prompt("we use yarn here", extensions=[EXTENSION])
     ok(proc)
     assert proc.stdout.strip() == "OK, yarn."
-    assert "[tacit] Noted (fact): This project uses yarn." in proc.stderr, proc.stderr
+    assert "[tacit] Noted (fact): This project uses yarn. — this session's memory review saves it." in proc.stderr, \
+        proc.stderr  # the promise is kept: a review child can run (pi is on the session's PATH)
     memory_md, _skills = project_paths(cfg, run_pi)
     wait_for(lambda: memory_md.exists() and convention in memory_md.read_text(encoding="utf-8"), 90,
              "the convention in the project's MEMORY.md")
