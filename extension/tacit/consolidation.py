@@ -28,7 +28,16 @@ def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = 
         retry["message"] = f"{retry['message']} (memory was consolidated first: {report['summary']})"
         return retry
     retry["consolidation"] = report  # the refusal as it stands now, and what the consolidation changed
-    if retry.get("error") and report.get("before") != report.get("after"):
+    changed = report.get("before") != report.get("after")
+    if retry.get("error") and report.get("over_budget"):
+        retry["error"] += (f" (no background agent could consolidate it: today's budget is spent "
+                           f"({report['over_budget']}); `tacit cost` shows the spend)")
+    elif retry.get("error") and report.get("child_failed"):  # said even when what it left changed the file
+        retry["error"] += (f" (tacit tried to consolidate it first, but the background agent failed: "
+                           f"{report['child_failed']}; nothing was lost"
+                           + (f", {report['summary']}: see tacit memory log)" if changed else
+                              ", see logs/children.jsonl)"))
+    elif retry.get("error") and changed:
         retry["error"] += f" (tacit consolidated it first, {report['summary']}: see tacit memory log)"
     return retry
 
@@ -51,7 +60,10 @@ def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = No
                                "variables": {"targets": [target]}},
                          agent=True)
         report.update(mode="agent", child_ok=bool(record.get("ok")))
-        if not record.get("ok"):
+        if record.get("over_budget"):  # no child started: today's budget is spent; the runner merged instead
+            report.update(mode="deterministic", child_ok=False, over_budget=str(record["over_budget"]),
+                          merge=(record.get("results") or {}).get(target) or {})
+        elif not record.get("ok"):
             # the child failed (killed, crashed, non-zero): fall back, lose nothing
             report["merge"] = merge_duplicates(tacit.memory(project), target)
             report["mode"] = "agent-failed+deterministic"

@@ -39,6 +39,9 @@ def memory_consolidate(tacit: Tacit, *, use_agent: bool | None = None, project=N
         lines.append(f"- {report['target']}: {report['before']} → {report['after']} ({how})")
         if report.get("child_failed"):
             lines.append(f"  the background agent failed ({report['child_failed']}): duplicates were merged instead")
+        if report.get("over_budget"):
+            lines.append(f"  no background agent: today's budget is spent ({report['over_budget']}, `tacit cost`): "
+                         "duplicates were merged instead")
         if not report.get("fits", True):
             lines.append("  still over the limit: remove or shorten entries with `tacit memory`")
         if report.get("merge", {}).get("error"):  # refused (a file tacit will not rewrite): said, not hidden

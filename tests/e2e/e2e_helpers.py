@@ -157,6 +157,19 @@ class TacitOnHost:
         forget_cache()
         return project_skills_dir(self.cfg(), project_for(str(self.runner.project)))
 
+    HAND_EDITED_MEMORY = b"MEM-KEEP builds with make\n\xc2\xa7\nMEM-ODD caf\xe9\n"  # bad byte at offset 40
+
+    def hand_edited(self) -> tuple[Path, Path]:
+        """Two skills and a project entry saved, then edited by hand: MEMORY.md given a byte that is not
+        UTF-8 (``HAND_EDITED_MEMORY``), skill run-tests a frontmatter that does not parse; (MEMORY.md, SKILL.md)."""
+        self.tacit("memory", "add", "MEM-KEEP builds with make")
+        for name in ("deploy-web", "run-tests"):
+            self.tacit("skill", "create", "--name", name, "--description", f"SKILL-{name} procedure")
+        memory_md, broken = self.project_memory_file(), self.project_skills_dir() / "run-tests" / "SKILL.md"
+        memory_md.write_bytes(self.HAND_EDITED_MEMORY)
+        broken.write_text("---\nname: run-tests\ndescription: [unclosed\n---\n\nmy edit\n")
+        return memory_md, broken
+
     def uninstall(self, *args: str) -> dict:
         return json.loads(self.tacit("uninstall", self.host, *args, "--json").stdout)
 

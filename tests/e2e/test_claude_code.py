@@ -540,3 +540,19 @@ def test_a_headless_run_tells_its_terminal_what_it_noted_and_keeps_stdout_clean(
     # the same run with no terminal (a script, CI): nothing breaks, the notice is kept in the transcript
     _, result = tc.prompt("we use yarn here", "-c")
     assert result["result"] == "OK, yarn."
+
+
+def test_hand_edits_between_sessions_are_read_where_valid_and_told(installed):
+    """The user broke a skill's frontmatter and left bytes that are not UTF-8 in MEMORY.md by hand: the next
+    session reads every valid entry and skill, tells the user what it skipped, and rewrites neither file."""
+    tc = installed
+    memory_md, broken = tc.hand_edited()
+    edits = memory_md.read_bytes(), broken.read_bytes()
+    tc.prompt("hello")
+    context = tc.first_request_context(tc.stub.model_requests()[0])
+    assert "MEM-KEEP" in context and "MEM-ODD caf\ufffd" in context, context
+    assert "SKILL-deploy-web" in context and "SKILL-run-tests" not in context
+    told = " ".join(hook_messages(tc))
+    assert f"{memory_md} is not valid UTF-8 (bad byte at offset 40)" in told, told
+    assert f"tacit left 1 skill file(s) it could not read out of the skill index: {broken}: bad YAML" in told
+    assert (memory_md.read_bytes(), broken.read_bytes()) == edits  # never overwritten

@@ -435,3 +435,19 @@ def test_a_memory_command_typed_in_codex_is_answered_without_a_model_turn(instal
     assert "hook: UserPromptSubmit Blocked" in proc.stderr, proc.stderr[-3000:]
     assert "tacit:   1. CMD-FACT the API runs on port 8080" in proc.stderr
     assert tx.stub.model_requests() == [] and last == ""
+
+
+def test_codex_exec_after_hand_edits_reads_what_is_valid_and_tells_what_it_skipped(installed):
+    """Hand edits between sessions (the project's MEMORY.md with bytes that are not UTF-8, a skill whose
+    frontmatter no longer parses): the valid entries and skills reach the model, stderr says the rest."""
+    tx = installed
+    memory_md, broken = tx.hand_edited()
+    tx.stub.set_script([], default="OK")
+    proc, last = tx.exec("hello")
+    assert last == "OK"
+    sent = " ".join(developer_texts(tx.stub.model_requests()[0]))
+    assert all(t in sent for t in ("MEM-KEEP", "MEM-ODD caf\ufffd", "SKILL-deploy-web")), sent[-3000:]
+    assert "SKILL-run-tests" not in sent
+    assert f"{memory_md} is not valid UTF-8 (bad byte at offset 40)" in proc.stderr, proc.stderr[-3000:]
+    assert f"tacit left 1 skill file(s) it could not read out of the skill index: {broken}" in proc.stderr
+    assert memory_md.read_bytes() == tx.HAND_EDITED_MEMORY

@@ -434,3 +434,45 @@ def test_hermes_z_shows_what_tacit_noted_under_the_reply(stub, tacit_hermes):
     shown = proc.stdout + proc.stderr
     assert "Noted (fact): This project uses yarn." in shown, shown[-3000:]
     assert proc.stdout.strip().startswith("OK, yarn.")
+
+
+def test_hermes_z_after_hand_edits_reads_what_is_valid_and_tells_what_it_skipped(stub, tacit_hermes):
+    """Hand edits between sessions to what tacit (not Hermes) shows: the project's MEMORY.md with bytes that
+    are not UTF-8 and a project skill whose frontmatter no longer parses. ``hermes -z`` gets the valid
+    entries and skills, and the run's output says what was skipped; neither file is rewritten."""
+    th = tacit_hermes
+    th.install()
+    th.tacit("memory", "add", "MEM-KEEP builds with make")
+    for name in ("deploy-web", "run-tests"):
+        th.tacit("skill", "create", "--name", name, "--description", f"SKILL-{name} procedure")
+    memory_md = next(th.state.glob("projects/*/MEMORY.md"))
+    broken = memory_md.parent / "skills" / "run-tests" / "SKILL.md"
+    memory_md.write_bytes(b"MEM-KEEP builds with make\n\xc2\xa7\nMEM-ODD caf\xe9\n")
+    broken.write_text("---\nname: run-tests\ndescription: [unclosed\n---\n\nmy edit\n")
+    stub.set_script([], default="OK")
+    proc = th.oneshot("hello")
+    sent = json.dumps(stub.model_requests()[0]["body"], ensure_ascii=False)
+    assert all(t in sent for t in ("MEM-KEEP", "MEM-ODD caf\ufffd", "SKILL-deploy-web")), sent[-3000:]
+    assert "SKILL-run-tests" not in sent
+    shown = proc.stdout + proc.stderr
+    assert "MEMORY.md is not valid UTF-8 (bad byte at offset 40)" in shown, shown[-3000:]
+    assert "tacit left 1 skill file(s) it could not read out of the skill index" in shown, shown[-3000:]
+    assert memory_md.read_bytes() == b"MEM-KEEP builds with make\n\xc2\xa7\nMEM-ODD caf\xe9\n"
+
+
+def test_hermes_z_forget_removes_every_scope_and_says_so_and_a_miss_says_nothing_was_removed(stub, tacit_hermes):
+    th = tacit_hermes
+    th.install()
+    th.tacit("memory", "add", "We use yarn here.")
+    th.tacit("memory", "add", "--scope", "global", "We use yarn in every project.")
+    th.tacit("memory", "add", "--scope", "global", "KEEP-ME the shell is zsh")
+    stub.set_script([], default="OK")
+    proc = th.oneshot("forget that we use yarn")
+    shown = proc.stdout + proc.stderr
+    assert 'Forgot "we use yarn": removed 1 from global memory' in shown and "1 from project memory" in shown, shown
+    assert th.entries("MEMORY.md") == ["KEEP-ME the shell is zsh"]
+    assert "yarn" not in next(th.state.glob("projects/*/MEMORY.md")).read_text(encoding="utf-8")
+    proc = th.oneshot("forget that we use bazel")
+    shown = proc.stdout + proc.stderr
+    assert 'Nothing removed: no memory entry says "we use bazel"' in shown, shown[-2000:]
+    assert "Forgot" not in shown and "forgotten" not in shown.lower()

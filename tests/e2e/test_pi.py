@@ -431,7 +431,8 @@ def test_what_the_user_says_in_pi_p_is_noted_there_and_in_memory_by_the_next_ses
     proc = run_pi.prompt("we use yarn here", extensions=[EXTENSION])
     ok(proc)
     assert proc.stdout.strip() == "OK, yarn."
-    assert "[tacit] Noted (fact): This project uses yarn." in proc.stderr, proc.stderr
+    assert "[tacit] Noted (fact): This project uses yarn. — this session's memory review saves it." in proc.stderr, \
+        proc.stderr  # the promise is kept: a review child can run (pi is on the session's PATH)
     memory_md, _skills = project_paths(cfg, run_pi)
     wait_for(lambda: memory_md.exists() and convention in memory_md.read_text(encoding="utf-8"), 90,
              "the convention in the project's MEMORY.md")
@@ -441,3 +442,26 @@ def test_what_the_user_says_in_pi_p_is_noted_there_and_in_memory_by_the_next_ses
     n = len(stub.model_requests())
     ok(run_pi.prompt("hello", extensions=[EXTENSION]))
     assert convention in system_prompt(stub.model_requests()[n])
+
+
+def test_pi_p_after_hand_edits_reads_what_is_valid_and_tells_what_it_skipped(stub, run_pi):
+    """Hand edits between sessions (global MEMORY.md bytes that are not UTF-8, a skill whose frontmatter
+    no longer parses): ``pi -p`` gets every valid entry and skill, its terminal is told the rest."""
+    cfg = data_cfg(run_pi)
+    from tacit.stores.skills import SkillStore
+
+    for name in ("deploy-web", "run-tests"):
+        assert SkillStore(cfg).create(name, f"SKILL-{name} procedure")["success"]
+    broken = SkillStore(cfg).skills_dir / "run-tests" / "SKILL.md"
+    broken.write_text("---\nname: run-tests\ndescription: [unclosed\n---\n\nmy edit\n")
+    seed_memory(cfg, user="USER-KEEP likes tabs")
+    cfg.memory_file.write_bytes(b"MEM-KEEP uses pnpm\n\xc2\xa7\nMEM-ODD caf\xe9\n")
+    stub.set_script([], default="OK")
+    proc = run_pi.prompt("hello", extensions=[EXTENSION])
+    ok(proc)
+    system = system_prompt(stub.model_requests()[0])
+    assert all(t in system for t in ("USER-KEEP", "MEM-KEEP", "MEM-ODD caf\ufffd", "SKILL-deploy-web")), system
+    assert "SKILL-run-tests" not in system
+    assert f"{cfg.memory_file} is not valid UTF-8 (bad byte at offset 33)" in proc.stderr, proc.stderr
+    assert f"tacit left 1 skill file(s) it could not read out of the skill index: {broken}" in proc.stderr
+    assert cfg.memory_file.read_bytes() == b"MEM-KEEP uses pnpm\n\xc2\xa7\nMEM-ODD caf\xe9\n"

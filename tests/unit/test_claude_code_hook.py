@@ -127,6 +127,38 @@ def test_session_start_injects_memory_and_skills_in_priority_order(handle, quiet
     assert handle.state().user_turns == 0
 
 
+def test_session_start_says_a_memory_file_edited_into_invalid_utf8_will_not_be_written(handle, quiet_cfg):
+    """A hand edit left bytes that are not UTF-8 in MEMORY.md: the session read the entries (the bad bytes as
+    U+FFFD) without a word, and every later save into that scope (a background child's too) was refused."""
+    from tacit.stores.memory import MemoryStore
+
+    MemoryStore(quiet_cfg).add("memory", "MEM-ONE: builds with make")
+    quiet_cfg.memory_file.write_bytes(b"MEM-ONE: builds with make\n\xc2\xa7\nbad \xff bytes\n\xc2\xa7\nMEM-TWO\n")
+    out = json.loads(handle("SessionStart", payload("SessionStart", source="startup")))
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert "MEM-ONE" in text and "MEM-TWO" in text and "bad \ufffd bytes" in text, text
+    assert f"{quiet_cfg.memory_file} is not valid UTF-8 (bad byte at offset 33)" in out.get("systemMessage", ""), out
+    assert "will not write to it" in out["systemMessage"]
+
+
+def test_session_start_says_which_hand_edited_skill_it_left_out(handle, quiet_cfg):
+    """A hand edit broke a skill's frontmatter: the next session's index went on without it and nobody was
+    told (only `tacit skill list` named it); the good skill is still listed and the file is left as it was."""
+    from tacit.stores.skills import SkillStore
+
+    store = SkillStore(quiet_cfg)
+    assert store.create("deploy-app", "SKILL-ONE deploy the app")["success"]
+    assert store.create("run-tests", "SKILL-TWO run the tests")["success"]
+    broken = store.skills_dir / "run-tests" / "SKILL.md"
+    broken.write_text("---\nname: run-tests\ndescription: [unclosed\n---\n\n## Steps\nmy hand edit\n")
+    out = json.loads(handle("SessionStart", payload("SessionStart", source="startup")))
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert "SKILL-ONE" in text and "SKILL-TWO" not in text, text
+    told = out.get("systemMessage", "")
+    assert f"tacit left 1 skill file(s) it could not read out of the skill index: {broken}: bad YAML" in told, out
+    assert broken.read_text().endswith("my hand edit\n")
+
+
 def test_session_start_with_an_empty_store_still_explains_how_to_save(handle):
     out = json.loads(handle("SessionStart", payload("SessionStart")))
     assert "tacit memory add" in out["hookSpecificOutput"]["additionalContext"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -203,3 +204,76 @@ def test_a_consolidation_whose_child_fails_says_why(cfg, tacit_env, tmp_path):
                                     env=tacit_env, capture_output=True, text=True, timeout=60).stdout)
     assert out["reports"][1]["child_failed"] == "it exited 3: model overloaded, try later", out
     assert cfg.memory_file.read_bytes() == before
+
+
+FULL = ["Build with pnpm build in the web folder", "Staging resets nightly at 02:00 UTC"]
+
+
+def full_add_with_child(cfg, tacit_env, tmp_path, code: str, budget: str = "") -> tuple[bytes, dict]:
+    """The global notes full (a 120-char limit) and a consolidation child running ``code``: ``tacit memory
+    add`` of one more entry; (the file before, the refusal). The child must have failed."""
+    child = tmp_path / "child.py"
+    child.write_text(code)
+    (cfg.state_dir / "config.toml").write_text(f'child_command = "{sys.executable} {child}"\n'
+                                               "memory_char_limit = 120\n" + budget)
+    for entry in FULL:
+        assert MemoryStore(cfg.with_settings(memory_char_limit=120)).add("memory", entry)["success"]
+    before = cfg.memory_file.read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--scope", "global", "--json",
+                           "Deploys go out on Tuesdays after the standup meeting"],
+                          env=tacit_env, capture_output=True, text=True, timeout=60)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and out["consolidation"]["child_ok"] is False, out
+    return before, out
+
+
+def test_a_full_add_whose_consolidation_child_fails_is_told_and_counted(cfg, tacit_env, tmp_path):
+    """`tacit memory add` on a full scope ran a consolidation child that exited 3: the refusal said only
+    "Consolidate: merge … then retry" (never that tacit had tried, nor why it failed), and the run had no
+    jobs row, so `tacit cost` showed 0 runs and its spend never counted against the daily budget."""
+    before, out = full_add_with_child(
+        cfg, tacit_env, tmp_path, "import sys; print('garbage {{{'); sys.stderr.write('model overloaded\\n'); "
+                                  "sys.exit(3)\n")
+    assert "the background agent failed: it exited 3: model overloaded; nothing was lost" in out["error"], out
+    assert cfg.memory_file.read_bytes() == before
+    cost = json.loads(subprocess.run([sys.executable, "-m", "tacit", "cost", "--json"], env=tacit_env,
+                                     capture_output=True, text=True, timeout=60).stdout)
+    assert cost["totals"]["runs"] == 1 and [r["kind"] for r in cost["runs"]] == ["consolidate"], cost
+    assert cost["runs"][0]["ok"] is False
+
+
+def test_a_consolidation_child_that_writes_garbage_is_told_as_failed_even_when_the_file_grew(cfg, tacit_env,
+                                                                                             tmp_path):
+    """A child exited 0 after replacing MEMORY.md with garbage: tacit put the entries back (and kept the
+    child's text as its change), then the refusal said "tacit consolidated it first", never that it failed."""
+    _before, out = full_add_with_child(
+        cfg, tacit_env, tmp_path, "import os, pathlib\n"
+                                  "path = pathlib.Path(os.environ['TACIT_HOME'], 'memories', 'MEMORY.md')\n"
+                                  "path.write_text('garbage ' * 3)\n")
+    assert "but the background agent failed: what it wrote was put back" in out["error"], out
+    assert "see tacit memory log" in out["error"] and "tacit consolidated it first" not in out["error"]
+    assert MemoryStore(cfg).entries("memory")[:2] == FULL  # nothing lost
+    # the run is in `tacit cost` with what it changed; a run with no host was shown "(, 0 tokens)"
+    shown = subprocess.run([sys.executable, "-m", "tacit", "cost"], env=tacit_env, capture_output=True, text=True,
+                           timeout=60).stdout
+    assert "1 background run," in shown and " consolidate (?, 0 tokens): #" in shown, shown
+
+
+def test_a_full_add_over_the_daily_budget_says_the_budget_stopped_the_consolidation(cfg, tacit_env, tmp_path):
+    """The day's budget was spent: no consolidation child started and the runner merged duplicates instead,
+    but the report said mode "agent", child_ok true, and the refusal never named the budget."""
+    from tacit.stores.ledger import Ledger
+    from tacit.stores.sessions import insert_job
+
+    now = time.time()
+    with Ledger(cfg) as ledger, ledger.write() as conn:  # a review earlier today spent 500 tokens
+        insert_job(conn, {"id": "j1", "kind": "review", "session_id": "s1", "host": "claude-code", "created": now})
+        conn.execute("UPDATE jobs SET status = 'done', finished_at = ?, record = ? WHERE id = 'j1'",
+                     (now, json.dumps({"ok": True, "mode": "agent", "spend": {"tokens": 500, "usd": None}})))
+    marker = tmp_path / "child-ran"
+    _before, out = full_add_with_child(cfg, tacit_env, tmp_path, f"open({str(marker)!r}, 'w').close()\n",
+                                       budget="child_daily_tokens = 100\n")
+    report = out["consolidation"]
+    assert report["mode"] == "deterministic" and report["over_budget"] == "500 of 100 tokens", report
+    assert "today's budget is spent (500 of 100 tokens); `tacit cost` shows the spend" in out["error"], out
+    assert not marker.exists() and MemoryStore(cfg).entries("memory") == FULL

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import subprocess
+import sys
 import time
 
 import pytest
@@ -313,8 +314,13 @@ def notes(eng, text):
 def test_acknowledgement_is_optional_and_silent_mode_wins(cfg):
     text = "I prefer tabs over spaces."
     # by default a durable statement is acknowledged by the same-day review that will save it (issue 22)
-    assert notes(engine(cfg), text) == ["Noted (preference): Prefer tabs over spaces. — this session's memory review "
-                                        "saves it."]
+    agent = cfg.with_settings(child_command=f"{sys.executable} -c pass")
+    assert notes(engine(agent), text) == ["Noted (preference): Prefer tabs over spaces. — this session's memory "
+                                          "review saves it."]
+    # with no agent to run that review, it was promised all the same, and nothing reached memory
+    assert notes(engine(agent.with_settings(child_enabled=False)), text) == [
+        "Noted (preference): Prefer tabs over spaces. — not saved yet: no background agent can run "
+        "(child_enabled = false in config.toml); `tacit review` shows what tacit noted."]
     assert not any("memory review" in n for n in notes(engine(cfg.with_settings(review_enabled=False)), text))
     on = cfg.with_settings(acknowledge_captures=True)
     assert notes(engine(on), text) == ["Noted (preference): Prefer tabs over spaces."]

@@ -115,6 +115,10 @@ def test_wants_review(text, expected):
     ("don't forget to run the tests", None),
     ("forget it", None),
     ("忘掉我用 vim", "我用 vim"),
+    # the phrase around the subject was kept: nothing said "what I said about yarn", nothing was removed
+    ("forget what I said about yarn", "yarn"),
+    ("please forget what I told you about the staging server", "the staging server"),
+    ("forget everything about yarn", "yarn"),
     (42, None),
 ])
 def test_wants_forget(text, expected):

@@ -1052,3 +1052,39 @@ def test_patching_through_an_inside_symlink_updates_the_real_file(store, cfg):
     assert store.patch("target-skill", "Pitfalls", "Through the link.")["success"]
     assert (root / "target-skill").is_symlink()
     assert "Through the link." in (root / ".stash" / "SKILL.md").read_text(encoding="utf-8")
+
+
+HAND_WRITTEN = """---
+name: deploy-web
+# who to ask: ada
+description: >-
+  Deploy the web app
+  to staging
+version: 1.1.0   # bumped by hand
+tags: [web, deploy]
+metadata:
+  owner: ada
+---
+
+## Procedure
+1. pnpm build
+"""
+
+
+def test_patch_and_edit_keep_a_hand_written_frontmatter(store):
+    """A patch re-dumped the whole frontmatter: the person's YAML comments were lost, a flow list became a
+    block one and keys were reordered. Now only the changed keys' lines are rewritten."""
+    assert store.create("deploy-web", "Deploy the web app")["success"]
+    path = store.skills_dir / "deploy-web" / "SKILL.md"
+    path.write_text(HAND_WRITTEN)
+    assert store.patch("deploy-web", "Procedure", "1. pnpm build\n2. pnpm deploy")["success"]
+    text = path.read_text()
+    head = text.split("\n---\n", 1)[0]
+    assert head.startswith("---\nname: deploy-web\n# who to ask: ada\ndescription: >-\n  Deploy the web app\n"
+                           "  to staging\nversion: 1.1.1\ntags: [web, deploy]\nmetadata:\n  owner: ada\nupdated: "), text
+    assert text.endswith("## Procedure\n\n1. pnpm build\n2. pnpm deploy\n")
+    assert store.edit("deploy-web", description="Deploy the web app to staging and prod")["success"]
+    meta = yaml.safe_load(path.read_text().split("---\n")[1])
+    assert meta["description"] == "Deploy the web app to staging and prod" and meta["version"] == "1.2.0"
+    assert meta["tags"] == ["web", "deploy"] and meta["metadata"] == {"owner": "ada"}
+    assert "# who to ask: ada\n" in path.read_text() and "tags: [web, deploy]\n" in path.read_text()

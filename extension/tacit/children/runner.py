@@ -121,6 +121,10 @@ def _record_outcome(cfg, job: dict, siblings, record: dict) -> None:
         with Ledger(cfg) as ledger, ledger.write() as conn:
             now = time.time()
             status = "done" if record.get("ok") else "failed"
+            # a run with no queued row (the consolidation `tacit memory add` runs) gets one: its spend
+            # counts against the daily budget and `tacit cost` shows it
+            insert_job(conn, {"kind": "?", "session_id": "", **job, "status": "running",
+                              "created": record.get("start") or now})
             jobs.finish(conn, job["id"], status, record, now, unless_waiting=True)
             for other in siblings:
                 jobs.finish(conn, other.get("id"), status, {"ok": record.get("ok"), "mode": "merged",

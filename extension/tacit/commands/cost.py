@@ -58,7 +58,7 @@ def format_report(data: dict) -> str:
         lines.append("\nwhat the runs changed:")
         for run in changed[-20:]:
             what = ", ".join(f"#{c['id']} {c['action']} {c['scope']}" for c in run["changes"])
-            lines.append(f"  {run['day']} {'+'.join(run['kinds'])} ({run['host']}, {run['tokens']:,} tokens): {what}")
+            lines.append(f"  {run['day']} {'+'.join(run['kinds'])} ({run['host'] or '?'}, {run['tokens']:,} tokens): {what}")
     return "\n".join(lines)
 
 

@@ -44,7 +44,9 @@ _FORGET_RE = lazy(
     r"(?:forget|stop\s+remembering|unlearn|don'?t\s+(?:remember|store|save|keep|record|note)"
     r"|do\s+not\s+(?:remember|store|save|keep|record|note)"
     r"|(?:remove|delete|erase|drop)\s+(?:the\s+|your\s+)?(?:memory|memories|note|notes|entry)\s+(?:about|that|of|on))"
-    r"\s+(?:about\s+|that\s+|the\s+fact\s+that\s+)?(?P<what>.+)$",
+    r"\s+(?:about\s+|that\s+|the\s+fact\s+that\s+"
+    r"|what\s+(?:i|we)(?:\s+have|'ve)?\s+(?:said|told\s+you|mentioned|wrote)\s+(?:about|regarding|on)\s+"
+    r"|(?:everything|anything)\s+(?:about|regarding)\s+)?(?P<what>.+)$",
     _I,
 )
 _FORGET_ZH_RE = lazy(

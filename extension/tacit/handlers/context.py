@@ -64,10 +64,28 @@ def _context(memory, skills, features, snapshot: str, guidance: str | None) -> t
     """The context (snapshot, guidance, the skill index) and what the person is told: what the gates
     left out, and the memory files far over their limit."""
     gate = SkillGate(skills.cfg)  # called only when the session's index is first rendered (it is frozen)
-    index = ""
+    index, unusable = "", []
     if "skill_index" not in features:  # else the host lists them (Hermes lists the global ones, through a link)
-        index = skills.snapshot(gate=gate, skip=("global",) if "global_skill_index" in features else ())
+        skip = ("global",) if "global_skill_index" in features else ()
+        index = skills.snapshot(gate=gate, skip=skip)
+        unusable = _unusable_skills(skills, skip)
     left_out = list(memory.gated_out) + list(gate.left_out)
-    told = ([GateResult((), tuple(left_out)).notice()] if left_out else []) + list(memory.unread)
+    told = ([GateResult((), tuple(left_out)).notice()] if left_out else []) + list(memory.unread) + unusable
     parts = ((snapshot, 10), (guidance, 20), (index, 30))
     return ContextResult(context=[Injection(text, priority=n) for text, n in parts if text]), told
+
+
+SHOWN_PROBLEMS = 3  # skill files named in the notice; `tacit skill list` names every one
+
+
+def _unusable_skills(skills, skip) -> list[str]:
+    """What the person is told of the skill files the index skipped (a hand edit's broken frontmatter…);
+    the content scanner's refusals are told by the gate."""
+    problems = [p for scope in skills.scopes() if scope not in skip
+                for p in skills.store(scope).catalog().problems if not p.reason.startswith("blocked by")]
+    if not problems:
+        return []
+    named = "; ".join(f"{p.path}: {p.reason}" for p in problems[:SHOWN_PROBLEMS])
+    more = f"; and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
+    return [f"tacit left {len(problems)} skill file(s) it could not read out of the skill index: {named}{more} "
+            "(`tacit skill list` shows them all; fix them by hand, tacit never rewrites them)."]

@@ -5,6 +5,7 @@ Design notes: docs/design/core.md#tacithandlersreview
 
 from __future__ import annotations
 
+from tacit.children.commands import why_no_agent
 from tacit.display import clip
 from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
@@ -56,7 +57,11 @@ def note_highlight(event, ctx) -> Result | None:
     if durable and not cfg.silent and not cfg.acknowledge_captures:  # the importance learner acks when asked to
         # told with the message (every host shows it by the reply's end, a headless run too)
         shown = clip(analysis.rule or event.text, 100)
-        return Result(notices=[f"Noted ({analysis.category}): {shown} — this session's memory review saves it."])
+        # no child: no review saves it (its fallback skips); looked for on the PATH the session's host has
+        missing = why_no_agent(cfg.for_session(ctx.host, ctx.engine.launch_env(ctx.session_id)), ctx.host, "review")
+        then = (f"not saved yet: no background agent can run ({missing}); `tacit review` shows what tacit noted"
+                if missing else "this session's memory review saves it")
+        return Result(notices=[f"Noted ({analysis.category}): {shown} — {then}."])
     return None
 
 

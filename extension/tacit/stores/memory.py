@@ -91,7 +91,7 @@ class MemoryStore:
         self.left_out: list[str] = []  # what the context gate kept out of the snapshot, for a person
         self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
         self.unread: list[str] = []  # files far over their limit: what was left out unread (entries.fit)
-        self.too_long: dict[str, str] = {}  # target -> what is said of its file, read only in part (read_head)
+        self.too_long: dict[str, str] = {}  # target -> what is said of its file, read only in part or not UTF-8
         self.last_change: int | None = None  # the history id of the last write
 
     # scopes, paths and limits
@@ -160,8 +160,12 @@ class MemoryStore:
             return ""
         if size > len(data):
             self.too_long[target] = too_long(path, size)
-        # never crash on a hand edit's invalid UTF-8; an editor's byte-order mark is not "poison"
-        return data.decode("utf-8-sig", errors="replace")
+        try:  # an editor's byte-order mark is not "poison"
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:  # never crash on a hand edit's invalid UTF-8, and say so
+            self.too_long[target] = (f"{path} is not valid UTF-8 (bad byte at offset {exc.start}): what is not was "
+                                     "read as U+FFFD, and tacit will not write to it until you fix it by hand.")
+            return data.decode("utf-8-sig", errors="replace")
 
     def entries(self, target: str) -> list[str]:
         return parse_entries(self.read_raw(target))

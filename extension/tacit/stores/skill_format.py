@@ -180,6 +180,36 @@ def render_skill(meta: dict[str, Any], body: str) -> str:
     return frontmatter.dumps(post, sort_keys=False, width=1 << 30) + "\n"
 
 
+def rerender_skill(text: str, meta: dict[str, Any], body: str) -> str:
+    """``render_skill``, keeping the hand-written frontmatter of ``text`` (its comments, order and style)
+    where only some top-level keys changed: each changed key's lines are replaced (a new key appended),
+    and the result must read back as ``meta``; otherwise the whole frontmatter is written anew."""
+    import yaml
+
+    try:
+        yaml_text, _body = split_frontmatter(text)
+        old = parse_skill(text)[0]
+        lines = yaml_text.split("\n")
+        for key, value in meta.items():
+            if key in old and old[key] == value:
+                continue
+            dumped = yaml.safe_dump({key: value}, sort_keys=False, width=1 << 30).rstrip("\n").split("\n")
+            at = next((i for i, line in enumerate(lines) if re.match(rf"{re.escape(str(key))}\s*:", line)), None)
+            if at is None:
+                lines += dumped
+                continue
+            end = at + 1  # the key's own lines: what follows it indented (or blank) up to the next key
+            while end < len(lines) and (not lines[end].strip() or lines[end][:1] in (" ", "\t", "-")):
+                end += 1
+            lines[at:end] = dumped
+        kept = "\n".join(lines)
+        if yaml.safe_load(kept) != meta:  # anything unusual (a key removed, a merge, an alias): written anew
+            return render_skill(meta, body)
+    except (SkillFormatError, yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return render_skill(meta, body)
+    return f"---\n{kept}\n---\n\n{body.strip()}\n"
+
+
 def now_iso() -> str:
     """UTC now as ``2025-01-31T12:00:00Z`` (what ``created``/``updated`` hold)."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

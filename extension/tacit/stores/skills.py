@@ -28,7 +28,7 @@ from tacit.stores.skill_catalog import (
 from tacit.stores.skill_format import (
     INITIAL_VERSION, MAX_SKILL_CHARS, body_frontmatter_problem, bump_version, clean_section_title,
     content_heading_problem, description_problem, missing_sections, now_iso, one_line, parse_skill, render_skill,
-    replace_section, title_from_name, validate_name,
+    replace_section, rerender_skill, title_from_name, validate_name,
 )
 
 TRASH_DIR = ".trash"
@@ -378,7 +378,7 @@ class SkillStore:
             meta, body = parse_skill(text)
             meta, body, extra = change(meta, body)
             meta["updated"] = now_iso()
-            new_text = render_skill(meta, body)
+            new_text = rerender_skill(text, meta, body)  # a person's comments and layout kept
             problem = _size_problem(new_text)
             if problem:
                 return _fail(problem, name=name, path=str(path))
