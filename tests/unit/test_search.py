@@ -277,6 +277,24 @@ def test_every_host_is_indexed(cfg, home, repo):
 
 
 
+def test_a_hermes_message_that_is_not_utf8_costs_its_character_not_the_database(cfg, home, repo):
+    """One Hermes row whose text is not UTF-8 (Hermes writes what a tool printed) once made every read of
+    state.db fail: no Hermes session could be found at all, at every search."""
+    import sqlite3
+
+    path = hermes_db(home / ".hermes", "hm2", str(repo), [("reload nginx please", "Reloaded with nginx -s reload.")])
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO messages (session_id, role, content, timestamp) VALUES "
+                     "('hm2', 'user', CAST(X'6361666520ff206e67696e78206d656e75' AS TEXT), 1796112003)")
+    conn.close()
+    index = open_index(cfg)
+    caught = catch_up(cfg, index)
+    texts = sorted(_texts(search(cfg, "nginx", cwd=str(repo), host="hermes", index=index)))
+    index.close()
+    assert caught["unreadable"] == 0
+    assert texts == ["User: cafe \ufffd nginx menu", "User: reload nginx please\n\nAgent: Reloaded with nginx -s reload."]
+
+
 def test_each_reader_takes_the_session_and_folder_its_lines_name():
     from tacit.hosts.claude_code.sessions import parse as claude
     from tacit.hosts.codex.sessions import parse as codex

@@ -12,8 +12,10 @@ Error = sqlite3.Error
 
 @contextmanager
 def opened(path: str, timeout: float = 2.0):
-    """A read-only connection to ``path``; ``rows(sql, args)`` on it."""
+    """A read-only connection to ``path``; ``rows(sql, args)`` on it. A text value that is not UTF-8
+    costs its bad bytes (U+FFFD), not the query: one such row would fail every read of the file."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout)
+    conn.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
     try:
         conn.execute("PRAGMA query_only = 1")
         yield lambda sql, args=(): conn.execute(sql, args).fetchall()
