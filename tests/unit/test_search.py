@@ -257,6 +257,25 @@ def test_worktrees_share_a_project_and_the_scope_is_this_project(cfg, home, repo
     assert {r["session_id"] for r in search(cfg, "seed", cwd=str(repo), all_projects=True)["results"]} == {"wt1", "b1"}
 
 
+def test_sessions_from_before_git_init_stay_in_the_project(cfg, home, tmp_path):
+    """A folder's sessions were indexed under the folder; after ``git init`` the project is the
+    repository, and its default search found none of them (only --all-projects did)."""
+    folder = tmp_path / "work" / "fresh"
+    folder.mkdir(parents=True)
+    forget_cache()
+    _transcript(home, folder, sid="before")
+    assert [r["session_id"] for r in search(cfg, "seed", cwd=str(folder))["results"]] == ["before"]
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    forget_cache()
+    _transcript(home, folder, sid="after", exchanges=[("seed it again", "Ran npm run db:seed.")])
+    found = search(cfg, "seed", cwd=str(folder))
+    assert found["scope"]["project"]["key"] == str((folder / ".git").resolve())
+    assert sorted(r["session_id"] for r in found["results"]) == ["after", "before"]
+    other = tmp_path / "work" / "other"
+    other.mkdir()
+    assert search(cfg, "seed", cwd=str(other))["results"] == []
+
+
 def test_every_host_is_indexed(cfg, home, repo):
     _transcript(home, repo)
     codex_rollout(home, "cx1", str(repo), [("why is the nginx config broken?", "A missing semicolon in nginx.conf."),

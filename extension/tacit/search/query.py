@@ -71,9 +71,10 @@ def alternatives(index, query: str) -> list:
 
 
 def _expression(groups: list, tags: list) -> str:
+    """Any of ``groups`` in the text, and every tag (a tuple of tags: any one of them)."""
     expr = "text : (" + " OR ".join(a for alts in groups for a in alts) + ")"
     for tag in tags:
-        expr += f" AND tags : {_quote(tag)}"
+        expr += " AND (" + " OR ".join(f"tags : {_quote(t)}" for t in (tag if isinstance(tag, tuple) else (tag,))) + ")"
     return expr
 
 

@@ -55,6 +55,16 @@ def _gate(results: list) -> int:
     return left_out
 
 
+def _project_tags(key: str, cwd: str | None, cfg) -> tuple:
+    """The project's tag, and for a repository that of its main folder: sessions it had before
+    ``git init`` were indexed under the folder (docs/search.md, "The index")."""
+    from tacit.projects import project_for
+
+    project = project_for(cwd, home=cfg.env.get("HOME")) if cwd else None
+    folder = project.main_root if project is not None and project.kind == "git" else key
+    return tuple(dict.fromkeys((project_tag(key), project_tag(folder))))
+
+
 def search(cfg, text: str, *, cwd: str | None = None, all_projects: bool = False, host: str | None = None,
            since: float | None = None, limit: int = DEFAULT_LIMIT, refresh: bool = True, index=None) -> dict:
     """Ranked exchanges for ``text`` (see the module docstring)."""
@@ -66,7 +76,7 @@ def search(cfg, text: str, *, cwd: str | None = None, all_projects: bool = False
         if not all_projects:
             key, name, _tag, _off = Projects(cfg).of(cwd)
             if key:
-                tags.append(project_tag(key))
+                tags.append(_project_tags(key, cwd, cfg))
                 project = {"key": key, "name": name}
         if host:
             tags.append(host_tag(host))
