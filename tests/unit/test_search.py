@@ -276,6 +276,19 @@ def test_sessions_from_before_git_init_stay_in_the_project(cfg, home, tmp_path):
     assert search(cfg, "seed", cwd=str(other))["results"] == []
 
 
+def test_a_word_inside_chinese_or_japanese_text_is_found(cfg, home, repo):
+    """CJK is written without spaces: the tokenizer read "修复了数据库连接超时的问题" as one word, so
+    searching "数据库" (database) or "テスト" found nothing unless the whole sentence was typed."""
+    _transcript(home, repo, exchanges=[("怎么修复数据库连接超时？", "我修复了数据库连接超时的问题。"),
+                                       ("日本語のテストを書いて", "テストを追加しました。")])
+
+    def turns(words):
+        return [(r["turn"], r["text"].split("\n")[0]) for r in search(cfg, words, cwd=str(repo))["results"]]
+    assert turns("数据库") == turns("连接超时") == [(1, "User: 怎么修复数据库连接超时？")]
+    assert turns("テスト") == turns("日本語のテストを書いて") == [(2, "User: 日本語のテストを書いて")]
+    assert turns("超时测试") == []  # pairs in a row, not pairs anywhere
+
+
 def test_every_host_is_indexed(cfg, home, repo):
     _transcript(home, repo)
     codex_rollout(home, "cx1", str(repo), [("why is the nginx config broken?", "A missing semicolon in nginx.conf."),

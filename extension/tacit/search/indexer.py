@@ -146,8 +146,13 @@ class _FileRun:
 
 
 def chunk_text(texts: list) -> str:
-    """What a chunk's words are read from (again, to remove them: the same join)."""
-    return "\n".join(texts)
+    """What a chunk's words are read from (again, to remove them: the same join), CJK runs also as
+    pairs (``tacit.search.query.cjk_pairs``)."""
+    from tacit.search.query import cjk_pairs
+
+    text = "\n".join(texts)
+    pairs = cjk_pairs(text)
+    return f"{text}\n{pairs}" if pairs else text
 
 
 def _read_file(index: SearchIndex, projects: Projects, source, path: str, stamp: tuple, stats: dict) -> None:

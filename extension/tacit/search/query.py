@@ -43,6 +43,15 @@ _SPLIT_MIN = 3
 _SPLIT_MAX = 40  # longer "words" (a pasted hash, a 100 kB argument) are never split: a probe per cut
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{2,}")  # written without spaces
+
+
+def cjk_pairs(text: str) -> str:
+    """Each run of CJK letters in ``text`` as its overlapping pairs ("日本語" → "日本 本語"): the
+    tokenizer reads a whole run as one word, so a word inside it is found as a phrase of pairs."""
+    return " ".join(run[i:i + 2] for run in _CJK.findall(text) for i in range(len(run) - 1))
+
+
 def words(query: str) -> list:
     found = [w for w in _WORD.findall(query.lower()) if w != "_"]
     kept = [w for w in found if w not in STOPWORDS]
@@ -58,6 +67,9 @@ def alternatives(index, query: str) -> list:
     groups = []
     for w in words(query):
         alts = [_quote(w)] + [_quote(s) for s in SYNONYMS.get(w, ())]
+        pairs = cjk_pairs(w)
+        if pairs and pairs != w:
+            alts.append(_quote(pairs))
         if 2 * _SPLIT_MIN <= len(w) <= _SPLIT_MAX and not w.isdigit():
             for i in range(_SPLIT_MIN, len(w) - _SPLIT_MIN + 1):
                 if index.has_term(w[:i]) and index.has_term(w[i:]):
