@@ -39,6 +39,8 @@ def _parser_class():
             super().__init__(*args, **kwargs)
 
         def error(self, message: str):  # type: ignore[override]
+            if message.startswith("unrecognized arguments: -"):  # `tacit search git push --force`
+                message += " (words that start with '-' are read as options: put them after '--')"
             if self.wants_json:  # one JSON object, said once (not again as text on stderr)
                 from tacit.commands import emit
 

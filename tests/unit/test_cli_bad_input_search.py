@@ -26,3 +26,15 @@ def test_a_huge_word_is_probed_a_bounded_number_of_times():
 def test_an_ordinary_joined_word_is_still_split():
     index = CountingIndex({"time", "out"})
     assert '"time out"' in alternatives(index, "timeout")[0]
+
+
+def test_a_searched_word_that_starts_with_a_dash_says_to_put_it_after_two_dashes(run):
+    """`tacit search --json git push --force` (an agent asking for a flag) was only "unrecognized
+    arguments: --force": nothing said the word could be searched at all."""
+    import json
+
+    code, out, _ = run("search", "--json", "git", "push", "--force")
+    error = json.loads(out)["error"]
+    assert code == 2 and "unrecognized arguments: --force" in error and "put them after '--'" in error, error
+    code, out, _ = run("search", "--json", "git", "push", "--", "--force")
+    assert code == 0 and json.loads(out)["query"] == "git push --force", out
