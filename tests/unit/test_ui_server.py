@@ -444,3 +444,20 @@ def test_a_file_tacit_will_not_rewrite_says_so_before_an_edit_is_tried(page, cfg
     resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
     assert "Refusing to rewrite MEMORY.md" in request(server, "GET", resp.getheader("Location"))[1]
     assert path.read_bytes() == before
+
+
+def test_lifting_a_guard_the_cli_lifted_since_says_so_and_records_nothing(page, cfg, tacit_env):
+    """A page shown before `tacit guard remove` still offers Lift; clicking it said "Guard N lifted."
+    though nothing changed. Each lift is one history row, with its own actor."""
+    server, made = page
+    gid = str(made["guard_id"])
+    cli = subprocess.run([sys.executable, "-m", "tacit", "guard", "remove", gid, "--json"], env=tacit_env,
+                         cwd=str(made["repo"]), capture_output=True, text=True, timeout=60)
+    assert json.loads(cli.stdout)["changed"] is True, cli.stdout + cli.stderr
+    resp, _ = request(server, "POST", "/guards/change", body={"csrf": server.csrf, "id": gid, "op": "remove"},
+                      headers={"Origin": server.origin})
+    flash = re.search(r'class="flash ok" role="status">([^<]*)<', request(server, "GET", resp.getheader("Location"))[1])
+    assert flash.group(1) == f"Guard {gid} was already lifted: nothing changed."
+    with Ledger(cfg) as ledger:
+        rows = [c for c in history.changes(ledger, limit=100) if c.action == "guard_remove"]
+    assert [(c.action, c.actor.name) for c in rows] == [("guard_remove", "cli")]

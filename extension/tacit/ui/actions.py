@@ -70,8 +70,10 @@ def guard(you: Tacit, _app, form: dict) -> dict:
     with you.acting():
         store = you.guards()
         result = store.remove(guard_id, why="lifted in tacit ui") if op == "remove" else store.restore(guard_id)
-    if result.get("success"):
-        result["message"] = f"Guard {guard_id} {'lifted' if op == 'remove' else 'restored'}."
+    if result.get("success"):  # unchanged: another tab, a session or the CLI did it since the page was shown
+        done = "lifted" if op == "remove" else "restored"
+        result["message"] = f"Guard {guard_id} {done}." if result.get("changed", True) else \
+            f"Guard {guard_id} was already {'lifted' if op == 'remove' else 'active'}: nothing changed."
     return result
 
 
