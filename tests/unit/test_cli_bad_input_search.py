@@ -38,3 +38,25 @@ def test_a_searched_word_that_starts_with_a_dash_says_to_put_it_after_two_dashes
     assert code == 2 and "unrecognized arguments: --force" in error and "put them after '--'" in error, error
     code, out, _ = run("search", "--json", "git", "push", "--", "--force")
     assert code == 0 and json.loads(out)["query"] == "git push --force", out
+
+
+def test_a_damaged_search_index_is_made_again_or_named_never_an_internal_error(run, tacit_env, web):
+    """search.db is a cache of the hosts' files; one that was not a database (a crash, a bad copy)
+    failed every search with "internal error: DatabaseError" until --reindex, which nothing named."""
+    import json
+    from pathlib import Path
+
+    index = Path(tacit_env["TACIT_HOME"]) / "search.db"
+    index.write_bytes(b"\x8f not sqlite " * 400)
+    code, out, err = run("search", "--json", "deploy")
+    assert code == 0 and json.loads(out)["success"] is True, out + err
+    assert index.read_bytes().startswith(b"SQLite format 3\x00")
+    with open(index, "r+b") as handle:  # its first page whole, every other one garbage: "malformed"
+        size = handle.seek(0, 2)
+        handle.seek(4096)
+        handle.write(b"\xff" * (size - 4096 + 8192))
+    code, out, _ = run("search", "--json", "deploy")
+    result = json.loads(out)
+    assert code == 1 and "is damaged" in result["error"] and "tacit search --reindex" in result["error"], out
+    assert run("search", "--reindex", "--json")[0] == 0
+    assert run("search", "--json", "deploy")[0] == 0

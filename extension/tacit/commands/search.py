@@ -103,6 +103,9 @@ def _search(args, cfg) -> int:
     except sqlite3.OperationalError as exc:  # a read-only data folder, a search.db that is a folder
         return refuse(f"the search index ({cfg.state_dir / INDEX_FILE}) cannot be used: {exc}; "
                      "tacit needs its data folder writable (tacit doctor)")
+    except sqlite3.DatabaseError as exc:  # damaged inside ("malformed"): only a cache of the hosts' files
+        return refuse(f"the search index ({cfg.state_dir / INDEX_FILE}) is damaged: {exc}; "
+                      "`tacit search --reindex` builds it again")
     emit(result, lambda r: format_results(r, color=not JSON_OUTPUT["on"] and sys.stdout.isatty()))
     return 0
 

@@ -31,7 +31,16 @@ def index_path(cfg) -> Path:
 
 
 def open_index(cfg) -> SearchIndex:
-    return SearchIndex(index_path(cfg))
+    """The index; one that is not a database at all (a crash, a bad copy) is made again: it is only
+    a cache of the hosts' files, and was otherwise an internal error at every search."""
+    try:
+        return SearchIndex(index_path(cfg))
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError):
+            raise  # locked, read-only, a folder: the caller says so
+        log.warning("search index %s is damaged (%s): made again", index_path(cfg), exc)
+        remove_index(cfg)
+        return SearchIndex(index_path(cfg))
 
 
 def remove_index(cfg) -> None:
