@@ -186,3 +186,30 @@ def test_cli_skill_create_is_one_row_as_you(cfg, tacit_env):
     assert code == 0 and result["success"], result
     (change,) = rows_since(cfg, 0)
     assert change.action == "skill_create" and change.actor.describe() == "you (tacit CLI)"
+
+
+ADDER = """
+import sys
+from tacit.app import USER, Tacit
+from tacit.config import load_config
+memory = Tacit(load_config()).as_actor(USER).memory()
+for i in range(int(sys.argv[1])):
+    assert memory.add("global", f"Concurrent note {i}.")["success"]
+"""
+
+
+def test_a_look_while_another_process_writes_is_no_hand_edit(cfg, tacit_env):
+    """A session start (or ``memory log``) reading the files while another process writes
+    used to record that write a second time, as a hand edit (or undo it with a stale one)."""
+    cli(tacit_env, "memory", "add", "--scope", "global", "Seed.")
+    start = last_id(cfg)
+    adder = subprocess.Popen([sys.executable, "-c", ADDER, "30"], env=tacit_env)
+    try:
+        while adder.poll() is None:
+            MemoryStore(cfg).notice_edits()
+    finally:
+        adder.wait(timeout=60)
+    assert adder.returncode == 0
+    rows = rows_since(cfg, start)
+    assert [c.actor.kind for c in rows] == ["user"] * 30
+    assert MemoryStore(cfg).entries("global") == ["Seed."] + [f"Concurrent note {i}." for i in range(30)]
