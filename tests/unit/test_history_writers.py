@@ -213,3 +213,28 @@ def test_a_look_while_another_process_writes_is_no_hand_edit(cfg, tacit_env):
     rows = rows_since(cfg, start)
     assert [c.actor.kind for c in rows] == ["user"] * 30
     assert MemoryStore(cfg).entries("global") == ["Seed."] + [f"Concurrent note {i}." for i in range(30)]
+
+
+def test_cli_batch_names_the_change_that_undoes_it(cfg, tacit_env, tmp_path):
+    """``tacit memory batch`` wrote its rows but, alone of the writers, did not say which undo takes it back."""
+    MemoryStore(cfg).add("global", "The CI ran on Jenkins before.")
+    MemoryStore(cfg).add("user", "Call me Sam.")
+    files = (cfg.memory_file, cfg.user_file)
+    kept = [f.read_bytes() for f in files]
+    ops = tmp_path / "ops.json"
+    ops.write_text(json.dumps([{"action": "add", "target": "user", "content": "Prefers short answers."},
+                               {"action": "remove", "target": "memory", "old_text": "Jenkins"}]))
+    start = last_id(cfg)
+    code, result = cli(tacit_env, "memory", "batch", str(ops))
+    assert code == 0 and result["success"], result
+    rows = rows_since(cfg, start)
+    assert len(rows) == 2 and {c.actor.describe() for c in rows} == {"you (tacit CLI)"}
+    assert len({c.group for c in rows}) == 1 and result["change_id"] in [c.id for c in rows]
+    code, undone = cli(tacit_env, "memory", "undo", str(result["change_id"]))
+    assert code == 0 and undone["success"], undone
+    assert [f.read_bytes() for f in files] == kept
+    code, again = cli(tacit_env, "memory", "undo", str(result["change_id"]))
+    assert code == 1 and "already undone" in again["error"], again
+    text = subprocess.run([sys.executable, "-m", "tacit", "memory", "batch", str(ops)], env=tacit_env,
+                          capture_output=True, text=True, timeout=60)
+    assert f"(undo: tacit memory undo {last_id(cfg)})" in text.stdout, text

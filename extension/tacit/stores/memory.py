@@ -455,11 +455,12 @@ class MemoryStore:
                                          "chars, over the limit; nothing was changed.",
                                       before[t], over_limit=True, applied=False)
             group = f"batch-{time.time_ns()}"
-            for t in targets:
-                if state[t] != before[t]:
-                    self._write(t, before[t], state[t], "batch", group)
-        return {"success": True, "message": f"Batch of {len(ops)} operation(s) applied.",
-                "targets": {t: self._ok(t, "ok", state[t]) for t in targets}}
+            written = [t for t in targets if state[t] != before[t]]
+            for t in written:
+                self._write(t, before[t], state[t], "batch", group)
+        result = {"success": True, "message": f"Batch of {len(ops)} operation(s) applied.",
+                  "targets": {t: self._ok(t, "ok", state[t]) for t in targets}}
+        return self._changed(result) if written else result  # its change_id undoes the whole batch
 
     @_refusals_are_results
     def rewrite(self, target: str, change: Callable[[list[str]], list[str]], *,
