@@ -238,3 +238,20 @@ def test_cli_batch_names_the_change_that_undoes_it(cfg, tacit_env, tmp_path):
     text = subprocess.run([sys.executable, "-m", "tacit", "memory", "batch", str(ops)], env=tacit_env,
                           capture_output=True, text=True, timeout=60)
     assert f"(undo: tacit memory undo {last_id(cfg)})" in text.stdout, text
+
+
+def test_cli_install_starters_is_one_undoable_change_as_you(cfg, tacit_env):
+    """``tacit skill install-starters`` wrote two skills with no history row: nobody's, and no undo."""
+    code, result = cli(tacit_env, "skill", "install-starters")
+    assert code == 0 and result["installed"], result
+    rows = rows_since(cfg, 0)
+    assert [c.action for c in rows] == ["skill_create"] * len(result["installed"])
+    assert {c.actor.describe() for c in rows} == {"you (tacit CLI)"} and len({c.group for c in rows}) == 1
+    assert result["change_id"] == rows[-1].id
+    code, again = cli(tacit_env, "skill", "install-starters")
+    assert code == 0 and not again["installed"] and "change_id" not in again and last_id(cfg) == rows[-1].id
+    code, undone = cli(tacit_env, "memory", "undo", str(result["change_id"]))
+    assert code == 0 and undone["success"], undone
+    assert not [p for p in cfg.skills_dir.iterdir() if not p.name.startswith(".")]
+    code, twice = cli(tacit_env, "memory", "undo", str(result["change_id"]))
+    assert code == 1 and "already undone" in twice["error"], twice

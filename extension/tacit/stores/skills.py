@@ -86,10 +86,10 @@ class SkillStore:
         """A store for one session: this store's catalog, its own frozen ``snapshot()``."""
         return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live, actor=self.actor)
 
-    def _record(self, action: str, path: Path, before, after) -> int | None:
+    def _record(self, action: str, path: Path, before, after, group: str = "") -> int | None:
         """The change in the history, as this store's actor."""
         return history.record(self.cfg, action=action, scope=f"skill:{self.scope}", target=str(path),
-                              before=before, after=after, actor=self.actor)
+                              before=before, after=after, actor=self.actor, group=group)
 
     def _lock_for(self, name: str):
         folder = "" if self.scope == "global" else hashlib.sha256(
@@ -422,8 +422,9 @@ class SkillStore:
     @_never_raise
     def install_starters(self) -> dict[str, Any]:
         """Copy the shipped starter skills in; a name that already exists is left alone."""
+        history.current_actor(self.actor)  # no actor, no write
         starters = resource_dir("skills_template") / "starters"
-        installed, skipped = [], []
+        installed, skipped, change, group = [], [], None, f"starters-{time.time_ns()}"
         for folder in sorted(p for p in starters.iterdir() if p.is_dir()):
             meta, body = parse_skill((folder / SKILL_FILE).read_text(encoding="utf-8"))
             name = meta["name"]
@@ -436,13 +437,16 @@ class SkillStore:
                 meta.update(created=now, updated=now)
                 target = self._top_level(name)
                 ensure_private_dir(target.parent)
-                atomic_write_text(target, render_skill(meta, body))
+                text = render_skill(meta, body)
+                atomic_write_text(target, text)
+                change = self._record("skill_create", target, None, text, group)  # one undo takes all back
                 installed.append(name)
         if installed:
             self.refresh()
         message = (f"Installed {len(installed)} starter skill(s)" +
                    (f"; already present: {', '.join(skipped)}" if skipped else "") + ".")
-        return {"success": True, "installed": installed, "skipped": skipped, "message": message}
+        return {"success": True, "installed": installed, "skipped": skipped, "message": message,
+                **(_changed(change) if installed else {})}
 
 
 # helpers
