@@ -181,6 +181,17 @@ def test_no_actor_is_refused_before_the_file_changes(cfg, no_actor):
     assert not cfg.memory_file.exists()
 
 
+def test_no_actor_is_refused_before_a_skill_changes(cfg, no_actor):
+    """A skill write with nobody declared used to write the file and then fail to record it."""
+    from tacit.stores.skills import SkillStore
+
+    store = SkillStore(cfg)
+    assert store.create("deploy-app", "Deploy the app.")["success"] is False
+    assert store.install_starters()["success"] is False
+    assert not cfg.skills_dir.exists() or not any(cfg.skills_dir.iterdir())
+    assert last_id(cfg) == 0
+
+
 def test_cli_skill_create_is_one_row_as_you(cfg, tacit_env):
     code, result = cli(tacit_env, "skill", "create", "--name", "deploy-app", "--description", "Deploy the app.")
     assert code == 0 and result["success"], result
