@@ -181,8 +181,88 @@ def test_no_actor_is_refused_before_the_file_changes(cfg, no_actor):
     assert not cfg.memory_file.exists()
 
 
+def test_no_actor_is_refused_before_a_skill_changes(cfg, no_actor):
+    """A skill write with nobody declared used to write the file and then fail to record it."""
+    from tacit.stores.skills import SkillStore
+
+    store = SkillStore(cfg)
+    assert store.create("deploy-app", "Deploy the app.")["success"] is False
+    assert store.install_starters()["success"] is False
+    assert not cfg.skills_dir.exists() or not any(cfg.skills_dir.iterdir())
+    assert last_id(cfg) == 0
+
+
 def test_cli_skill_create_is_one_row_as_you(cfg, tacit_env):
     code, result = cli(tacit_env, "skill", "create", "--name", "deploy-app", "--description", "Deploy the app.")
     assert code == 0 and result["success"], result
     (change,) = rows_since(cfg, 0)
     assert change.action == "skill_create" and change.actor.describe() == "you (tacit CLI)"
+
+
+ADDER = """
+import sys
+from tacit.app import USER, Tacit
+from tacit.config import load_config
+memory = Tacit(load_config()).as_actor(USER).memory()
+for i in range(int(sys.argv[1])):
+    assert memory.add("global", f"Concurrent note {i}.")["success"]
+"""
+
+
+def test_a_look_while_another_process_writes_is_no_hand_edit(cfg, tacit_env):
+    """A session start (or ``memory log``) reading the files while another process writes
+    used to record that write a second time, as a hand edit (or undo it with a stale one)."""
+    cli(tacit_env, "memory", "add", "--scope", "global", "Seed.")
+    start = last_id(cfg)
+    adder = subprocess.Popen([sys.executable, "-c", ADDER, "30"], env=tacit_env)
+    try:
+        while adder.poll() is None:
+            MemoryStore(cfg).notice_edits()
+    finally:
+        adder.wait(timeout=60)
+    assert adder.returncode == 0
+    rows = rows_since(cfg, start)
+    assert [c.actor.kind for c in rows] == ["user"] * 30
+    assert MemoryStore(cfg).entries("global") == ["Seed."] + [f"Concurrent note {i}." for i in range(30)]
+
+
+def test_cli_batch_names_the_change_that_undoes_it(cfg, tacit_env, tmp_path):
+    """``tacit memory batch`` wrote its rows but, alone of the writers, did not say which undo takes it back."""
+    MemoryStore(cfg).add("global", "The CI ran on Jenkins before.")
+    MemoryStore(cfg).add("user", "Call me Sam.")
+    files = (cfg.memory_file, cfg.user_file)
+    kept = [f.read_bytes() for f in files]
+    ops = tmp_path / "ops.json"
+    ops.write_text(json.dumps([{"action": "add", "target": "user", "content": "Prefers short answers."},
+                               {"action": "remove", "target": "memory", "old_text": "Jenkins"}]))
+    start = last_id(cfg)
+    code, result = cli(tacit_env, "memory", "batch", str(ops))
+    assert code == 0 and result["success"], result
+    rows = rows_since(cfg, start)
+    assert len(rows) == 2 and {c.actor.describe() for c in rows} == {"you (tacit CLI)"}
+    assert len({c.group for c in rows}) == 1 and result["change_id"] in [c.id for c in rows]
+    code, undone = cli(tacit_env, "memory", "undo", str(result["change_id"]))
+    assert code == 0 and undone["success"], undone
+    assert [f.read_bytes() for f in files] == kept
+    code, again = cli(tacit_env, "memory", "undo", str(result["change_id"]))
+    assert code == 1 and "already undone" in again["error"], again
+    text = subprocess.run([sys.executable, "-m", "tacit", "memory", "batch", str(ops)], env=tacit_env,
+                          capture_output=True, text=True, timeout=60)
+    assert f"(undo: tacit memory undo {last_id(cfg)})" in text.stdout, text
+
+
+def test_cli_install_starters_is_one_undoable_change_as_you(cfg, tacit_env):
+    """``tacit skill install-starters`` wrote two skills with no history row: nobody's, and no undo."""
+    code, result = cli(tacit_env, "skill", "install-starters")
+    assert code == 0 and result["installed"], result
+    rows = rows_since(cfg, 0)
+    assert [c.action for c in rows] == ["skill_create"] * len(result["installed"])
+    assert {c.actor.describe() for c in rows} == {"you (tacit CLI)"} and len({c.group for c in rows}) == 1
+    assert result["change_id"] == rows[-1].id
+    code, again = cli(tacit_env, "skill", "install-starters")
+    assert code == 0 and not again["installed"] and "change_id" not in again and last_id(cfg) == rows[-1].id
+    code, undone = cli(tacit_env, "memory", "undo", str(result["change_id"]))
+    assert code == 0 and undone["success"], undone
+    assert not [p for p in cfg.skills_dir.iterdir() if not p.name.startswith(".")]
+    code, twice = cli(tacit_env, "memory", "undo", str(result["change_id"]))
+    assert code == 1 and "already undone" in twice["error"], twice

@@ -80,6 +80,22 @@ class Operation:
                    old_text=str(data.get("old_text", "") or ""))
 
 
+@contextlib.contextmanager
+def _lock_if_possible(path: Path) -> Iterator[None]:
+    """``path``'s file lock (5 s, a timeout raises); none when its folder is missing or read-only."""
+    try:
+        lock = lock_for(path, timeout=5.0).acquire() if path.parent.is_dir() else None
+    except LockTimeout:
+        raise
+    except OSError:
+        lock = None
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()
+
+
 class MemoryStore:
     """The memory files of one scope set; one instance per session (its snapshot is frozen)."""
 
@@ -294,12 +310,15 @@ class MemoryStore:
         """Record every file changed since tacit's last write (by hand, or a host's tool); the ids."""
         found = []
         for target in self.targets():
+            path = self.path_for(target)
             try:
-                entries = self.entries(target)
-            except OSError:
+                # under the file's lock: a write between its file and its history row is no edit
+                with _lock_if_possible(path):
+                    change = history.notice_edit(self.cfg, scope=target, target=str(path),
+                                                 entries=self.entries(target), project=self._project_key(target),
+                                                 actor=actor)
+            except OSError:  # LockTimeout too: the writer holding it records the edit itself before writing
                 continue
-            change = history.notice_edit(self.cfg, scope=target, target=str(self.path_for(target)),
-                                         entries=entries, project=self._project_key(target), actor=actor)
             if change is not None:
                 found.append(change)
         return found
@@ -436,11 +455,12 @@ class MemoryStore:
                                          "chars, over the limit; nothing was changed.",
                                       before[t], over_limit=True, applied=False)
             group = f"batch-{time.time_ns()}"
-            for t in targets:
-                if state[t] != before[t]:
-                    self._write(t, before[t], state[t], "batch", group)
-        return {"success": True, "message": f"Batch of {len(ops)} operation(s) applied.",
-                "targets": {t: self._ok(t, "ok", state[t]) for t in targets}}
+            written = [t for t in targets if state[t] != before[t]]
+            for t in written:
+                self._write(t, before[t], state[t], "batch", group)
+        result = {"success": True, "message": f"Batch of {len(ops)} operation(s) applied.",
+                  "targets": {t: self._ok(t, "ok", state[t]) for t in targets}}
+        return self._changed(result) if written else result  # its change_id undoes the whole batch
 
     @_refusals_are_results
     def rewrite(self, target: str, change: Callable[[list[str]], list[str]], *,

@@ -61,6 +61,17 @@ def _never_raise(method: Callable[..., dict]) -> Callable[..., dict]:
     return wrapper
 
 
+def _acted(method: Callable[..., dict]) -> Callable[..., dict]:
+    """A write: refused (``NoActor``) before any file changes when nobody is declared to make it."""
+
+    @functools.wraps(method)
+    def wrapper(self: "SkillStore", *args: Any, **kwargs: Any) -> dict:
+        history.current_actor(self.actor)
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 def _fail(error: str, **extra: Any) -> dict[str, Any]:
     return {"success": False, "error": error, **extra}
 
@@ -86,10 +97,10 @@ class SkillStore:
         """A store for one session: this store's catalog, its own frozen ``snapshot()``."""
         return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live, actor=self.actor)
 
-    def _record(self, action: str, path: Path, before, after) -> int | None:
+    def _record(self, action: str, path: Path, before, after, group: str = "") -> int | None:
         """The change in the history, as this store's actor."""
         return history.record(self.cfg, action=action, scope=f"skill:{self.scope}", target=str(path),
-                              before=before, after=after, actor=self.actor)
+                              before=before, after=after, actor=self.actor, group=group)
 
     def _lock_for(self, name: str):
         folder = "" if self.scope == "global" else hashlib.sha256(
@@ -257,6 +268,7 @@ class SkillStore:
         return self._snapshot
 
     @_never_raise
+    @_acted
     def create(self, name: str, description: str, body: str | None = None, *,
                keep: dict[str, Any] | None = None, files_from: Path | None = None) -> dict[str, Any]:
         """A new skill ``skills/<name>/SKILL.md`` (without ``body``: the template's sections); a
@@ -309,6 +321,7 @@ class SkillStore:
         return _with_section_hint(result, body, name)
 
     @_never_raise
+    @_acted
     def patch(self, name: str, section: str, content: str) -> dict[str, Any]:
         """Replace the text of one ``## section`` (or append it); bumps the patch version."""
         problem = validate_name(name)
@@ -332,6 +345,7 @@ class SkillStore:
         return result
 
     @_never_raise
+    @_acted
     def edit(self, name: str, description: str | None = None, body: str | None = None) -> dict[str, Any]:
         """Replace the description and/or the whole body; bumps the minor version."""
         problem = validate_name(name)
@@ -396,6 +410,7 @@ class SkillStore:
                 "version": jsonable(meta["version"]), **extra, **_changed(change)}
 
     @_never_raise
+    @_acted
     def delete(self, name: str) -> dict[str, Any]:
         """Move ``skills/<name>/`` to ``skills/.trash/<name>-<timestamp>/``."""
         problem = validate_name(name)
@@ -420,10 +435,11 @@ class SkillStore:
                            "restore it."}
 
     @_never_raise
+    @_acted
     def install_starters(self) -> dict[str, Any]:
         """Copy the shipped starter skills in; a name that already exists is left alone."""
         starters = resource_dir("skills_template") / "starters"
-        installed, skipped = [], []
+        installed, skipped, change, group = [], [], None, f"starters-{time.time_ns()}"
         for folder in sorted(p for p in starters.iterdir() if p.is_dir()):
             meta, body = parse_skill((folder / SKILL_FILE).read_text(encoding="utf-8"))
             name = meta["name"]
@@ -436,13 +452,16 @@ class SkillStore:
                 meta.update(created=now, updated=now)
                 target = self._top_level(name)
                 ensure_private_dir(target.parent)
-                atomic_write_text(target, render_skill(meta, body))
+                text = render_skill(meta, body)
+                atomic_write_text(target, text)
+                change = self._record("skill_create", target, None, text, group)  # one undo takes all back
                 installed.append(name)
         if installed:
             self.refresh()
         message = (f"Installed {len(installed)} starter skill(s)" +
                    (f"; already present: {', '.join(skipped)}" if skipped else "") + ".")
-        return {"success": True, "installed": installed, "skipped": skipped, "message": message}
+        return {"success": True, "installed": installed, "skipped": skipped, "message": message,
+                **(_changed(change) if installed else {})}
 
 
 # helpers
