@@ -333,8 +333,8 @@ def _doc_command_problems(parser, line: str) -> list[str]:
         if named == 0 and not span.split()[1].startswith(("-", "<")):
             problems.append(f"no such command: {span}")
         options = {o for p in parsers for a in p._actions for o in a.option_strings}  # noqa: SLF001
-        problems += [f"{span}: no option {opt}" for opt in re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", re.sub(r'"[^"]*"', "", span))
-                     if opt not in options]
+        problems += [f"{span}: no option {opt}" for opt in re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", re.sub(r'"[^"]*"', "", span.split(" -- ")[0]))
+                     if opt not in options]  # after " -- " the words are arguments, not options
     return problems
 
 
