@@ -287,6 +287,10 @@ def test_a_word_inside_chinese_or_japanese_text_is_found(cfg, home, repo):
     assert turns("数据库") == turns("连接超时") == [(1, "User: 怎么修复数据库连接超时？")]
     assert turns("テスト") == turns("日本語のテストを書いて") == [(2, "User: 日本語のテストを書いて")]
     assert turns("超时测试") == []  # pairs in a row, not pairs anywhere
+    # one letter, as Chinese and Japanese users often search: anywhere in a run, the last one too
+    assert turns("库") == turns("题") == [(1, "User: 怎么修复数据库连接超时？")]
+    assert turns("語") == turns("て") == [(2, "User: 日本語のテストを書いて")]
+    assert turns("鯨") == []
 
 
 def test_every_host_is_indexed(cfg, home, repo):

@@ -156,11 +156,11 @@ class _FileRun:
 
 def chunk_text(texts: list) -> str:
     """What a chunk's words are read from (again, to remove them: the same join), CJK runs also as
-    pairs (``tacit.search.query.cjk_pairs``)."""
-    from tacit.search.query import cjk_pairs
+    pairs and last letters (``tacit.search.query.cjk_terms``)."""
+    from tacit.search.query import cjk_terms
 
     text = "\n".join(texts)
-    pairs = cjk_pairs(text)
+    pairs = cjk_terms(text)
     return f"{text}\n{pairs}" if pairs else text
 
 

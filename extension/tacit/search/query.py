@@ -44,12 +44,19 @@ _SPLIT_MAX = 40  # longer "words" (a pasted hash, a 100 kB argument) are never s
 
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{2,}")  # written without spaces
+_CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def cjk_pairs(text: str) -> str:
     """Each run of CJK letters in ``text`` as its overlapping pairs ("日本語" → "日本 本語"): the
     tokenizer reads a whole run as one word, so a word inside it is found as a phrase of pairs."""
     return " ".join(run[i:i + 2] for run in _CJK.findall(text) for i in range(len(run) - 1))
+
+
+def cjk_terms(text: str) -> str:
+    """What a chunk's CJK runs add to the index: their pairs and each run's last letter, so a
+    one-letter query (a prefix) finds a letter anywhere in a run, the last one too."""
+    return " ".join(p for run in _CJK.findall(text) for p in (cjk_pairs(run), run[-1]))
 
 
 def words(query: str) -> list:
@@ -70,6 +77,8 @@ def alternatives(index, query: str) -> list:
         pairs = cjk_pairs(w)
         if pairs and pairs != w:
             alts.append(_quote(pairs))
+        elif _CJK_LETTER.fullmatch(w):
+            alts.append(_quote(w) + " *")  # the pairs and runs that start with it, a run's last letter
         if 2 * _SPLIT_MIN <= len(w) <= _SPLIT_MAX and not w.isdigit():
             for i in range(_SPLIT_MIN, len(w) - _SPLIT_MIN + 1):
                 if index.has_term(w[:i]) and index.has_term(w[i:]):

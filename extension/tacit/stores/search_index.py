@@ -10,7 +10,7 @@ import sqlite3
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-VERSION = 3  # PRAGMA user_version of this layout (3: CJK runs also indexed as pairs)
+VERSION = 4  # PRAGMA user_version of this layout (3: CJK runs also as pairs; 4: and last letters)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
   id INTEGER PRIMARY KEY, host TEXT NOT NULL, path TEXT NOT NULL UNIQUE, stamp TEXT NOT NULL,
