@@ -305,6 +305,6 @@ def captured(env: dict) -> dict:
     from tacit.hosts import spec as host_specs
 
     hosts = host_specs.registry().values()
-    wanted = [*(h.shell_marker for h in hosts if h.shell_marker), *(v for h in hosts for v in h.env_vars)]
+    wanted = [*(v for h in hosts for v in (h.shell_marker, h.shell_session) if v), *(v for h in hosts for v in h.env_vars)]
     return {k: env[k] for k in ("HOME", "PATH", "TACIT_LOG_LEVEL", "TACIT_ACTOR", "TACIT_PROJECT", *wanted)
             if isinstance(env.get(k), str)}

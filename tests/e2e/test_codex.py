@@ -293,6 +293,11 @@ def test_agent_saves_under_the_read_only_sandbox_through_the_rules_file(installe
     _, reply = tx.exec("remember the release step")  # codex exec's default sandbox: read-only
     assert reply == "Saved."
     assert entry in tx.project_memory_file().read_text()  # the agent works in the project: its memory
+    # credited to the agent in the session that ran it (Codex names its thread in the command's
+    # environment), not to "you (tacit CLI)"
+    change = json.loads(tx.tacit("memory", "log", "--json").stdout)["changes"][-1]
+    assert (change["actor_kind"], change["host"], change["text"]) == ("agent", "codex", entry)
+    assert change["session_id"] in tx.session_ids()
     # the control: without tacit's rules the same command hits the read-only sandbox
     n = len(tx.stub.model_requests())
     proc, _ = tx.exec("try without the rule", "--ignore-rules")

@@ -65,8 +65,8 @@ def _text(value) -> bool:
 
 
 def actor_from_env(environ: dict | None) -> "Actor":
-    """Who a tacit command acts for: the child runner's ``TACIT_ACTOR``, the agent when run from
-    Claude Code's shell tool (``CLAUDECODE``), else you."""
+    """Who a tacit command acts for: the child runner's ``TACIT_ACTOR``, the agent (in its session,
+    where the host names it) when run from a host's shell tool (``Host.shell_marker``), else you."""
     from tacit.stores.history import USER, Actor
 
     environ = {} if environ is None else environ
@@ -77,7 +77,8 @@ def actor_from_env(environ: dict | None) -> "Actor":
 
     for host in host_specs.registry().values():  # run from a host's shell tool: the agent's
         if host.shell_marker and environ.get(host.shell_marker):
-            return Actor(kind="agent", name="shell", host=host.name)
+            session = environ.get(host.shell_session, "") if host.shell_session else ""
+            return Actor(kind="agent", name="shell", host=host.name, session_id=session[:200])
     return USER
 
 

@@ -33,6 +33,7 @@ class Host:
     child_model: str = ""  # the model its child uses when child_model is not configured
     env_vars: tuple = ()  # the environment variables its code reads (through Config.env): its home folder
     shell_marker: str = ""  # an environment variable set in its shell tool: a tacit command run there is the agent's
+    shell_session: str = ""  # the variable in its shell tool that names the session (the agent's actor)
     login_shell: bool = False  # its shell tool runs ``$SHELL -lc``: the agent's PATH is what a login shell makes it
     sessions: str = ""  # the module whose SOURCE reads its own session files (``tacit search``), imported when searched
     child_own_tools: bool = False  # its child writes the memory files with its own tools, not tacit's

@@ -26,6 +26,9 @@ HOST = Host(
                  "PreCompact": 10, "SessionEnd": 2},
     headless="argv:exec,stderr",  # codex exec: its stderr is the run's transcript, where it reports hooks
     env_vars=("CODEX_HOME",),
+    # 0.171.0 sets the thread id (the session id its hooks carry) in the environment of every command
+    shell_marker="CODEX_THREAD_ID",
+    shell_session="CODEX_THREAD_ID",
     # 0.171.0 runs every command as `bash -lc '…'`: /etc/profile may set PATH afresh, dropping the venv
     # tacit was installed in (observed: `tacit: command not found` while the hook's PATH had it)
     login_shell=True,
