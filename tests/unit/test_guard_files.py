@@ -190,6 +190,29 @@ def test_the_session_start_says_how_many_rules_from_which_files(cfg, repo):
         engine.close()
 
 
+def test_a_file_over_the_rule_cap_says_so_where_the_user_and_the_agent_look(cfg, repo):
+    """A file of more than 500 rule lines was cut at 500 with no word anywhere: the rule written
+    last ("never run `npm publish`") was silently not enforced."""
+    from tacit.events import BeforeAgentStart
+
+    lines = [f"- Never run `make target{i}`." for i in range(520)] + ["- Never run `npm publish`."]
+    write(repo / "AGENTS.md", "# Rules\n\n" + "\n".join(lines) + "\n")
+    said = [w for w in doctor(cfg, project_for(str(repo)))["warnings"] if "AGENTS.md" in w]
+    assert said == ["instruction file AGENTS.md: only its first 500 rules are enforced, the most tacit takes "
+                    "from one file (lines after 502 are not read)"]
+    engine = engine_for(cfg)
+    try:
+        result = engine.dispatch(BeforeAgentStart(session_id="s8", host="claude-code", cwd=str(repo), id="b1",
+                                                  prompt="hi"))
+        told = [i.text for i in result.context if i.text.startswith("tacit checks")]
+        assert told == ["tacit checks 500 rules before each tool call: 500 from AGENTS.md; a stopped call says "
+                        "why and how to lift it. Instruction files not fully read as rules: AGENTS.md: only its "
+                        "first 500 rules are enforced, the most tacit takes from one file (lines after 502 are "
+                        "not read)."]
+    finally:
+        engine.close()
+
+
 def test_a_failed_sync_still_checks_what_the_table_holds(cfg, repo, monkeypatch):
     """Never fail open: a sync that cannot write (a busy ledger) leaves the
     guards already kept in force, and is tried again at the next call."""

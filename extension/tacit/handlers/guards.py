@@ -22,7 +22,7 @@ from tacit.handlers import guards_offline
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
 from tacit.projects import common_dir, kept, project_for, read_gitdir_file
 from tacit.stores.file_memo import signature
-from tacit.stores.guard_files import Finder
+from tacit.stores.guard_files import Finder, notices as file_notices
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
 from tacit.stores.memory import MemoryStore
 
@@ -143,13 +143,17 @@ class GuardChecker:
         ctx.state.marks["guards.told"] = 1
         project, _ = self.place(ctx.cwd)
         compiled = self.compiled(ctx.ledger, project)
-        if not compiled.records:
-            return None
         try:
             counts = GuardStore(self.cfg, ctx.ledger).per_guard(project=project.key if project else "")
-        except Exception:  # noqa: BLE001 — the figure is a courtesy
-            counts = {}
-        text = start_line(list(compiled.records.values()), counts)
+            skipped = file_notices(ctx.ledger, project)  # what the last read of its files could not take
+        except Exception:  # noqa: BLE001 — the figures are a courtesy
+            counts, skipped = {}, []
+        if not compiled.records and not skipped:
+            return None
+        text = start_line(list(compiled.records.values()), counts) if compiled.records else ""
+        if skipped:
+            more = f" (and {len(skipped) - 1} more: `tacit doctor`)" if len(skipped) > 1 else ""
+            text = (text + " " if text else "") + f"Instruction files not fully read as rules: {clip(skipped[0], 200)}{more}."
         return ContextResult(context=[Injection(text, priority=25)])
 
     def on_tool_call(self, event, ctx):

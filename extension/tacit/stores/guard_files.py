@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from tacit.guards.instructions import (
-    MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, ReadCut, UnreadLine, applies_at, generated_self, read_text,
+    MAX_FILE_BYTES, MAX_RULES_PER_FILE, MDC_DIR, NAMES, BadFile, FileRule, ReadCut, UnreadLine, applies_at, generated_self, read_text,
     unread_rule,
 )
 from tacit.guards.model import GuardSpec
@@ -109,6 +109,10 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
         except OSError as exc:
             notices.append(f"{rel}: skipped (unreadable: {exc.strerror or exc})")
             continue
+        found_rules = [i for i in items if isinstance(i, FileRule)]
+        if len(found_rules) >= MAX_RULES_PER_FILE:  # silently dropping the rest hid a rule written last
+            notices.append(f"{rel}: only its first {MAX_RULES_PER_FILE} rules are enforced, the most tacit takes "
+                           f"from one file (lines after {found_rules[-1].line} are not read)")
         items = [i for i in items if _first(seen, rel, i)]
         for rule in (i for i in items if isinstance(i, FileRule)):
             findings = scan(rule.text)
