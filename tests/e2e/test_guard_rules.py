@@ -168,8 +168,8 @@ def test_pi_a_correction_with_a_reason_saved_by_the_child_stops_npm(stub, run_pi
 # Claude Code: an AGENTS.md too slow to read in a hook's time still stops what its first lines forbid
 # --------------------------------------------------------------------------
 
-SLOW_LINES = ("Never run the thing that is quite long and keeps going on and on without stopping here\n"
-              "and it continues lower case words\n") * 3000  # ~350 KiB: about 12 s of reading, unbounded
+SLOW_LINES = "".join(f"Never run the thing number {i} that is quite long and keeps going on and on without stopping\n"
+                     "and it continues lower case words\n" for i in range(3000))  # ~350 KiB; each line its own
 
 
 def test_claude_code_a_huge_agents_md_does_not_let_a_call_through(run_claude, stub, tmp_path):

@@ -343,8 +343,8 @@ def test_a_subfolder_rule_names_the_edited_file_from_the_root(cfg, repo, host, n
         engine.close()
 
 
-SLOW_LINES = ("Never run the thing that is quite long and keeps going on and on without stopping here\n"
-              "and it continues lower case words\n") * 3000  # ~350 KiB a reading takes ~4 ms a line of
+SLOW_LINES = "".join(f"Never run the thing number {i} that is quite long and keeps going on and on without stopping\n"
+                     "and it continues lower case words\n" for i in range(3000))  # ~350 KiB; each line its own
 
 
 def test_a_file_too_slow_to_read_is_read_as_far_as_time_allows(cfg, repo, monkeypatch):
@@ -361,13 +361,48 @@ def test_a_file_too_slow_to_read_is_read_as_far_as_time_allows(cfg, repo, monkey
     assert time.monotonic() - started < 2.0
     assert [(rel, r.line, r.text) for rel, r in got.rules] == [("AGENTS.md", 1, "Use pnpm, not npm.")]
     [notice] = got.notices
-    assert notice.startswith("AGENTS.md: read up to line ") and "the rest is not read" in notice, notice
+    assert notice.startswith("AGENTS.md: read up to line ") and "the rest is read next time" in notice, notice
     engine = engine_for(cfg)
     try:
         stop = Session(engine, repo).call("npm install")
         assert stop.ask and "AGENTS.md:1" in stop.reason
     finally:
         engine.close()
+
+
+def test_a_cut_read_goes_further_each_time_and_takes_no_guard_away(cfg, repo, monkeypatch):
+    """A read cut by time started again from line 1 and stopped at the same place (the service kept
+    the cut result while the file stayed the same): a rule past it was never enforced; and a later
+    read cut earlier (a busy machine) made the guards past its cut `gone`."""
+    import time
+
+    from tacit.guards import instructions
+    from tacit.stores import guard_files
+
+    instructions._reading.cache_clear()
+    monkeypatch.setattr(guard_files, "READ_SECONDS", 0.3)
+    slow = "".join(SLOW_LINES.splitlines(keepends=True)[:1200])
+    write(repo / "AGENTS.md", "- Use pnpm, not npm.\n" + slow + "- Never run `make deploy`.\n")
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo)
+        calls, until = 1, time.monotonic() + 30
+        while not session.call("make deploy").ask:  # a cut read rests READ_SECONDS before the next
+            calls += 1
+            assert time.monotonic() < until, "the read never reached the last line"
+            time.sleep(0.35)
+        assert calls > 1  # it was cut at first, then read further at each call
+        assert session.call("npm install").ask
+    finally:
+        engine.close()
+    instructions._reading.cache_clear()  # a new process, and the file changed: the first read is cut again
+    write(repo / "AGENTS.md", "# Rules\n\n" + (repo / "AGENTS.md").read_text())
+    with Ledger(cfg) as ledger:
+        store = GuardStore(cfg, ledger)
+        store.sync(project_for(str(repo)))
+        assert store.files_cut == ("AGENTS.md",)
+        active = [r.lesson for r in store.applying(project_for(str(repo)))]
+    assert "Never run `make deploy`." in active
 
 
 def test_a_worktree_and_the_main_checkout_each_keep_their_own_file_rules(cfg, repo, tmp_path):

@@ -6,6 +6,7 @@ text; an ``.mdc`` file with broken frontmatter raises ``BadFile``. Pure.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -169,23 +170,33 @@ def read_text(text: str, name: str = "AGENTS.md", *, until: float | None = None)
                 or _EXAMPLE_LINE.match(line):
             continue
         shown = " ".join(clean_line(line).replace("**", "").split())  # as quoted back: no bullet, no bold
-        found: list = []
-        for text in texts:
-            for spec in derive_guards(text):
-                if _in_project(spec) and spec.match not in found:  # a path outside the project: never a guard
-                    found.append(spec.match)
-                    out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
+        found, spans, refused = _reading(line, tuple(texts), shown)
+        out.extend(FileRule(number + 1, shown, GuardSpec(match, shown, instead, "ask")) for match, instead in found)
         if not found and len(unread) < MAX_RULES_PER_FILE:
-            # the refused quoted span
-            spans = [s for s in span_specs(line) if _in_project(s)] if plain_refusal(shown) else []
-            out.extend(FileRule(number + 1, shown, GuardSpec(spec.match, shown, None, "ask")) for spec in spans)
-            if not spans and unread_rule(shown):
+            out.extend(FileRule(number + 1, shown, GuardSpec(match, shown, None, "ask")) for match in spans)
+            if refused:
                 unread.append(UnreadLine(number + 1, shown))
         if len(out) >= MAX_RULES_PER_FILE:
             break
         if until is not None and time.monotonic() > until and number + 1 < len(lines):
             raise ReadCut(out, unread, max(number, joined) + 1)
     return out, unread
+
+
+@functools.lru_cache(maxsize=8192)
+def _reading(line: str, texts: tuple, shown: str) -> tuple[tuple, tuple, bool]:
+    """One rule line's (match, instead) guards; else the refused quoted spans' matches; else whether
+    the rule reader should see it. Kept per process: a read cut short by time (``ReadCut``) gets
+    further each time it is read again, instead of stopping at the same line for ever."""
+    found: list = []
+    for text in texts:
+        for spec in derive_guards(text):
+            if _in_project(spec) and spec.match not in [m for m, _ in found]:  # outside the project: never a guard
+                found.append((spec.match, spec.instead))
+    if found:
+        return tuple(found), (), False
+    spans = tuple(s.match for s in span_specs(line) if _in_project(s)) if plain_refusal(shown) else ()
+    return (), spans, not spans and unread_rule(shown)
 
 
 _WRAP_AT = 60  # a line this long that stops mid-sentence was wrapped by its writer

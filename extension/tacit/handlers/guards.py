@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from tacit.handlers import guards_offline
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
 from tacit.projects import common_dir, kept, project_for, read_gitdir_file
 from tacit.stores.file_memo import signature
+from tacit.stores import guard_files
 from tacit.stores.guard_files import Finder, notices as file_notices
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
 from tacit.stores.memory import MemoryStore
@@ -47,6 +49,7 @@ class Compiled:
     guards: GuardSet
     records: dict  # id -> GuardRecord
     root: str | None  # where this project's guards are placed
+    rest_until: float = 0.0  # an instruction file read only in part: read again (further) after this
 
 
 class GuardChecker:
@@ -74,12 +77,16 @@ class GuardChecker:
         files = self._signature(cache_key, project)
         self._rev = signal = read_rev_file(self.cfg, self._rev)
         found = self._compiled.get(cache_key)
-        if found is not None and found.files == files and found.rev == signal[1]:
-            return found
+        if found is not None and (found.files == files or found.rest_until > time.monotonic()) \
+                and found.rev == signal[1]:
+            return found  # a read cut by time is not started again in the same event (prepare, then check)
         store = GuardStore(self.cfg, ledger)
+        rest_until = 0.0
         if found is None or found.files != files:
             try:
                 store.sync(project, files=self._instruction_files(project))
+                if store.files_cut:  # read only in part: read again, further, at a later call
+                    files, rest_until = (), time.monotonic() + guard_files.READ_SECONDS
             except Exception as exc:  # noqa: BLE001 — a busy or broken ledger: check what the table holds
                 log.warning("guards: sync failed, checking the guards already kept: %s", exc)
                 files = ()  # try the sync again on the next call
@@ -89,7 +96,7 @@ class GuardChecker:
         records = store.applying(project)
         root = project.root if project is not None else None
         compiled = Compiled(files, rev, GuardSet([r.guard(root) for r in records], home=self.home),
-                            {r.id: r for r in records}, root)
+                            {r.id: r for r in records}, root, rest_until)
         with self._keeping:
             self._compiled[cache_key] = compiled
             self._compiled.move_to_end(cache_key)

@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 
 from tacit.guards.instructions import (
-    MAX_FILE_BYTES, MAX_RULES_PER_FILE, MDC_DIR, NAMES, BadFile, FileRule, ReadCut, UnreadLine, applies_at, generated_self, read_text,
-    unread_rule,
+    MAX_FILE_BYTES, MAX_RULES_PER_FILE, MDC_DIR, NAMES, BadFile, FileRule, ReadCut, UnreadLine, applies_at,
+    generated_self, read_text, unread_rule,
 )
 from tacit.guards.model import GuardSpec
 from tacit.projects import kept
@@ -41,6 +41,7 @@ class Read:
     notices: list  # one line per file or line skipped
     files: tuple  # relative paths read
     unread: list = ()  # (relative path, UnreadLine): refusals no reading turned into a guard
+    cut: tuple = ()  # relative paths whose reading ran out of time (``ReadCut``): the rest is unknown
 
 
 def found(root: str) -> tuple[str, ...]:
@@ -93,16 +94,18 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
     notices: list = []
     memo = DerivedMemo(cfg, "guard-files", root) if cfg is not None else None
     seen: set = set()  # (folder, line, spec): CLAUDE.md -> AGENTS.md, or a copy, says it once
+    cut: list = []
     until = time.monotonic() + READ_SECONDS
     for rel in sorted(files, key=lambda r: _linked(root, r)):  # the real file first, then as found
         try:
             text = _text(root, rel)
             items = (_items(text, rel, until) if memo is None else
                      memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r, until), _encode, _decode))
-        except ReadCut as cut:  # kept by nobody: read again, from the start, when next asked
-            notices.append(f"{rel}: {cut} (reading it took over {READ_SECONDS:g} s; the rest is not read)")
+        except ReadCut as stop:  # kept by nobody: read again when next asked, further (``_reading``)
+            notices.append(f"{rel}: {stop} (reading it took over {READ_SECONDS:g} s; the rest is read next time)")
             own = generated_self(text, rel)
-            items = [*([own] if own else []), *cut.rules, *cut.unread]
+            items = [*([own] if own else []), *stop.rules, *stop.unread]
+            cut.append(rel)
         except BadFile as exc:
             notices.append(f"{rel}: skipped ({exc})")
             continue
@@ -124,7 +127,7 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
         unread.extend((rel, i) for i in items if isinstance(i, UnreadLine) and not scan(i.text))
     if memo is not None:
         memo.save()
-    return Read(rules, notices, tuple(files), unread)
+    return Read(rules, notices, tuple(files), unread, tuple(cut))
 
 
 def _linked(root: str, rel: str) -> bool:
@@ -198,11 +201,12 @@ def checkout(project) -> tuple:
     return (project.key,) if project.root == project.main_root else (project.key, project.root)
 
 
-def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float | None = None) -> bool:
-    """Bring the guards of ``project``'s instruction files in line with the files; True when
-    anything changed. ``memory_scope`` is ``file:<path>:<line>``; the id stays while the text does."""
+def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float | None = None) -> tuple[bool, tuple]:
+    """Bring the guards of ``project``'s instruction files in line with the files; (whether anything
+    changed, the files read only in part). ``memory_scope`` is ``file:<path>:<line>``; the id stays
+    while the text does."""
     if project is None:
-        return False
+        return False, ()
     enabled = bool(cfg.settings.get("instruction_files", True))
     got = read(project.root, files, cfg) if enabled else Read([], [], ())
     now = time.time() if now is None else now
@@ -234,10 +238,12 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
             revive.append((where, now, gid))
         elif old != where:
             moves.append((where, gid))
-    gone = [(now, gid) for key, (gid, status, _) in existing.items() if status == "active" and key not in live]
+    # a file read only in part takes no guard away: its lines past the cut are not known to be gone
+    gone = [(now, gid) for key, (gid, status, where) in existing.items()
+            if status == "active" and key not in live and where[5:].rsplit(":", 1)[0] not in got.cut]
     notices = json.dumps(got.notices)
     if not (inserts or moves or revive or gone) and old_notices == notices:
-        return False
+        return False, got.cut
     with ledger.write() as conn:
         conn.executemany(INSERT, inserts)
         conn.executemany("UPDATE guards SET memory_scope = ? WHERE id = ?", moves)
@@ -248,7 +254,7 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
         changed = bool(inserts or moves or revive or gone)
         if changed:
             bump(conn)
-    return changed
+    return changed, got.cut
 
 
 def add_for_line(store, where: str, pattern: str, project) -> dict:

@@ -143,6 +143,7 @@ class GuardStore:
     def __init__(self, cfg, ledger: Ledger):
         self.cfg = cfg
         self.ledger = ledger
+        self.files_cut: tuple = ()  # the instruction files the last sync read only in part (time ran out)
 
     def _signal(self, export: bool = True) -> None:
         """Tell other processes the guards changed (after the change is written); ``export``: the
@@ -205,7 +206,7 @@ class GuardStore:
         anything changed. Derived outside any write, written in small transactions."""
         from tacit.stores.guard_files import sync_files  # it imports this module
 
-        from_files = sync_files(self.ledger, self.cfg, project, files=files, now=now)
+        from_files, self.files_cut = sync_files(self.ledger, self.cfg, project, files=files, now=now)
         changed = self._sync_memory(project, now=now)
         if from_files and not changed:
             self._signal(export=False)
