@@ -200,6 +200,11 @@ def test_a_file_over_the_rule_cap_says_so_where_the_user_and_the_agent_look(cfg,
     said = [w for w in doctor(cfg, project_for(str(repo)))["warnings"] if "AGENTS.md" in w]
     assert said == ["instruction file AGENTS.md: only its first 500 rules are enforced, the most tacit takes "
                     "from one file (lines after 502 are not read)"]
+    from tacit.app import Tacit
+    from tacit.commands.status import gather, render
+
+    with Tacit(cfg) as front:
+        assert render(gather(front, project_for(str(repo)))).endswith("\nWorth knowing (1): run tacit doctor")
     engine = engine_for(cfg)
     try:
         result = engine.dispatch(BeforeAgentStart(session_id="s8", host="claude-code", cwd=str(repo), id="b1",

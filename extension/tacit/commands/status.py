@@ -165,4 +165,6 @@ def render(status: dict) -> str:
         lines.extend(f"  ✗ {p}" for p in status["problems"][:5])
     else:
         lines.append("Problems: none")
+    if status.get("warnings"):  # a file tacit could not read, a handler failing: said in full by tacit doctor
+        lines.append(f"Worth knowing ({len(status['warnings'])}): run tacit doctor")
     return "\n".join(lines)
