@@ -104,6 +104,13 @@ def run(data: Data, levers, seed: int, salt: str) -> dict:
             rej = [reject_features(x) for x in data.reads]
             corr_only("+ report + reject features (correction)",
                       [dict(f, **e, **r) for f, e, r in zip(corr_feats, data.extra, rej)])
+        elif lever == "form-avg":  # the correction scorer with the form n-grams, alone and averaged with the base
+            rep = [dict(f, **e) for f, e in zip(corr_feats, data.extra)]
+            plain_c = oof(data, "correction", rep, learner(), seed, salt)
+            form_c = oof(data, "correction", [dict(f, **e) for f, e in zip(data.feats, data.extra)], learner(), seed, salt)
+            res["+ report, + form n-grams (correction)"] = figures(data, form_c, base_l)
+            res["+ report, mean(with, without form)"] = figures(data, [(a + b) / 2 for a, b in zip(plain_c, form_c)],
+                                                                base_l)
         elif lever == "report-plain":
             keep = [{n: v for n, v in e.items() if "&" not in n} for e in data.extra]
             corr_only("+ report features, no crosses", [dict(f, **e) for f, e in zip(corr_feats, keep)])
@@ -128,6 +135,19 @@ def run(data: Data, levers, seed: int, salt: str) -> dict:
             lf = [dict(f) for f in lesson_feats]
             ids = {id(f) for i, f in enumerate(lf) if i in low}
             lesson_only(f"lesson: low-confidence weight {k}", lf, learner(weigh=lambda f, y, w: k if id(f) in ids else w))
+        elif lever.startswith(("lesson-lowpos", "lesson-lowneg")):  # only the low-confidence positives / negatives
+            k, pos = float(lever[13:]), lever.startswith("lesson-lowpos")
+            low = {i for i, r in enumerate(data.rows) if r.get("label_confidence") == "low"
+                   and data.targets[i]["lesson"] == pos}
+            lf = [dict(f) for f in lesson_feats]
+            ids = {id(f) for i, f in enumerate(lf) if i in low}
+            lesson_only(f"lesson: low-confidence {'positives' if pos else 'negatives'} {k}", lf,
+                        learner(weigh=lambda f, y, w: k if id(f) in ids else w))
+        elif lever.startswith("lesson-failneg"):
+            k = float(lever[14:])
+            lf = [dict(f) for f in lesson_feats]
+            ids = {id(f) for f, t in zip(lf, data.targets) if t["failure"]}
+            lesson_only(f"lesson: failure reports x{k}", lf, learner(weigh=lambda f, y, w: w * k if id(f) in ids else w))
         elif lever.startswith("l2x"):  # l2x3: hand-built regularisation x3 (n-grams stay at 3 x 0.03)
             k = float(lever[3:])
             fit = learner(l2=T._BASE["l2"] * k, ngram_l2=T._BASE["ngram_l2"] / k)
