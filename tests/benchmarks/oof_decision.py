@@ -60,6 +60,8 @@ class Recipe:
     lesson_mix: str | None = None  # how the lesson score is made (None: its own scorer)
     shape_models: tuple | None = ("correction",)  # the scorers trained with the word shapes (None: all)
     form_models: tuple | None = ("lesson",)  # the scorers trained with the form n-grams (None: all)
+    report_models: tuple | None = ("correction",)  # the scorers trained with the failure-report forms (None: all)
+    low_weights: dict = field(default_factory=lambda: {"lesson": 0.4})  # low-confidence row weight per scorer
 
 
 def train(samples, hyper, min_count, seed):
@@ -128,7 +130,6 @@ class Data:
         self.rows = T.real_data.user_rows("tune")
         self.reads = [F.read(r["text"], r["prev_assistant"] or None) for r in self.rows]
         self.groups = [r["repo"] for r in self.rows]
-        self.weights = [T.row_weight(r) for r in self.rows]
         self.targets = [T.user_targets(r) for r in self.rows]
         self.synth = T.synthetic_user()
         self.synth_reads = None
@@ -148,7 +149,8 @@ def run_once(data: Data, recipe: Recipe, seed: int, salt: str) -> dict:
         train_idx = [i for i in range(len(feats)) if fold[i] != k]
         models = {}
         for name in names:
-            samples = [(feats[i], int(data.targets[i][name]), data.weights[i]) for i in train_idx]
+            low = recipe.low_weights.get(name, T.LOW_CONFIDENCE_WEIGHT)
+            samples = [(feats[i], int(data.targets[i][name]), T.row_weight(data.rows[i], low)) for i in train_idx]
             groups = [data.groups[i] for i in train_idx]
             extra = []
             if name == "correction" and recipe.synth_corr:
@@ -159,7 +161,7 @@ def run_once(data: Data, recipe: Recipe, seed: int, salt: str) -> dict:
                                         groups + ["#synth"] * len(extra), recipe, seed)
         for cat in CATEGORIES:
             idx = [i for i in train_idx if data.rows[i]["memory_category"] != "none"]
-            samples = [(feats[i], int(data.rows[i]["memory_category"] == cat), data.weights[i]) for i in idx]
+            samples = [(feats[i], int(data.rows[i]["memory_category"] == cat), T.row_weight(data.rows[i])) for i in idx]
             extra = [(f, int(c == cat), T.SYNTH_WEIGHT) for f, _y, c in synth if c not in (None, "none")]
             samples = by_repos(samples + extra, [data.groups[i] for i in idx] + ["#synth"] * len(extra),
                                recipe.min_repos)
@@ -196,6 +198,8 @@ def _shapes_for(name: str, recipe: Recipe, samples):
         samples = T.without(samples, "sh:")
     if recipe.form_models is not None and name not in recipe.form_models:
         samples = T.without(samples, "fw:")
+    if recipe.report_models is not None and name not in recipe.report_models:
+        samples = T.without(samples, "rep:")
     return samples
 
 
@@ -234,7 +238,8 @@ def _figures(data: Data, results, oof, thresholds, recipe: Recipe) -> dict:
         lesson = [_mix(recipe.lesson_mix, a, c, d, le, thresholds)
                   for a, c, d, le in zip(results, oof["correction"], oof["durable"], oof["lesson"])]
     pts = highlight_points(lesson, gold_l)
-    hl = [a.highlight for a in results]
+    # not ``a.highlight``: that reads the shipped file's threshold once the run's scorers are uninstalled
+    hl = [a.lesson_score >= thresholds["lesson"] for a in results]
     hp = T.prf(hl, gold_l)
     return {
         "corr_bestP": best_p["p"] if best_p else 0.0, "corr_bestP_R": best_p["r"] if best_p else 0.0,
@@ -280,6 +285,9 @@ def _hyper(**kw) -> dict:
 
 VARIANTS: dict[str, Callable[[], Recipe]] = {
     "shipped": Recipe,
+    "before-round11": lambda: _with(report_models=(), low_weights={}),  # no failure-report forms, lessons at 0.7
+    "round11-report": lambda: _with(low_weights={}),
+    "round11-lowconf": lambda: _with(report_models=()),
     "no-form": lambda: _with(form_models=()),  # as shipped before the form n-grams
     "form-all": lambda: _with(form_models=None),
     "form-correction+lesson": lambda: _with(form_models=("correction", "lesson")),

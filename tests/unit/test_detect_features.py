@@ -103,14 +103,15 @@ def test_form_ngrams_keep_the_function_words_and_drop_the_topic():
 def test_the_hand_built_features_the_extractor_produces_have_shipped_weights():
     """A renamed feature would silently lose its trained weight (the files key weights by a hash of
     the name): the hand-built names the extractor produces on the project's own examples carry
-    weights — every fixed one, and most cue names (a rare cue may have been pruned in training)."""
+    weights — every fixed one, and most cue names (a rare cue, word shape or failure-report form may
+    have been pruned in training)."""
     models = load_models("user_model.json")
     assert {"correction", "durable", "lesson"} <= set(models)
     keys = set().union(*(m.weights for m in models.values()))
     names = _handbuilt_names_of_the_projects_own_examples()
     unweighted = {n for n in names if feature_key(n) not in keys}
     assert len(names) > 100
-    assert not {n for n in unweighted if not n.startswith(("cue=", "sig=", "sh:"))}, unweighted
+    assert not {n for n in unweighted if not n.startswith(("cue=", "sig=", "sh:", "rep:"))}, unweighted
     assert len(unweighted) <= 0.2 * len(names), unweighted
     lesson = models["lesson"].weights
     assert {feature_key("imperative"), feature_key("durable-cue")} <= set(lesson)  # the new cues carry weight

@@ -51,6 +51,25 @@ _DURABLE_CUE = lazy(r"\b(?:always|never|from now on|going forward|in (?:the )?fu
                           r"(?:we|i) (?:use|prefer|always|never|like|want)|our (?:\w+ )?(?:is|are|uses))\b")
 _CODE_OR_PATH = lazy(r"\b\w+\.(?:py|ts|tsx|js|json|md|yml|yaml|toml|go|rs|sh)\b|/\w+/")
 _PREV_ERROR = lazy(r"error|traceback|failed|exception")
+#: a failure report's form (``rep:``; issue 22, eleventh round: the correction scorer only, chosen out
+#: of fold on the tune split): the result fails, nothing the agent chose is rejected
+_REPORT_FORMS = (
+    ("still-fails", lazy(r"\bstill (?:not|doesnt|isnt|wont|cant|fails?|failing|broken|getting|seeing|see|get|"
+                         r"shows?|showing|the same|happening|having|an? error|errors?|no)\b")),
+    ("same", lazy(r"\bsame (?:error|issue|problem|thing|result|bug|output|behaviou?r)\b")),
+    ("not-working", lazy(r"\b(?:not|isnt|doesnt|dont|didnt|wont|cant) (?:work|working|load|loading|show|showing|"
+                         r"render|rendering|compile|build|run|running|start|starting|fixed|resolved|change|"
+                         r"changed|appear|display|displaying|happen)\b")),
+    ("i-get", lazy(r"\b(?:i (?:get|got|see|saw|am getting|m getting|am seeing|m seeing|still get|still see)|"
+                   r"im getting|im seeing|getting (?:an?|this|the)|it (?:says|shows|gives|returns|throws|outputs)|"
+                   r"now (?:it|i|there))\b")),
+    ("error-word", lazy(r"\b(?:error|errors|exception|traceback|failed|failing|fails|crash\w*|undefined|null|"
+                        r"warning)\b")),
+)
+#: the agent's reply asked the user to try its change (a failure report usually answers that)
+_PREV_ASKS_TEST = lazy(r"\b(?:try (?:it|again|now|running|that)|please (?:test|try|run|check|refresh)|"
+                       r"can you (?:test|try|run|check|confirm|refresh)|let me know|give it a (?:try|go)|refresh|"
+                       r"restart)\b")
 #: word shapes (issue 22): the opening word's class and function-word cues, which do not name a
 #: project's words and so carry over to other projects (chosen by out-of-fold figures on the tune split)
 _OPENER = {**dict.fromkeys(("no", "nope", "nah", "wrong", "incorrect"), "reject"),
@@ -165,6 +184,7 @@ def user_features(reading: MessageReading) -> dict[str, float]:
     n = _text_features(reading, f)
     negated = _cue_features(reading, f, n)
     _prev_features(reading, f, n, negated)
+    _report_features(reading, f)
     _shape_features(reading, f)
     _marker_features(reading.markers, f)
     return f
@@ -265,6 +285,23 @@ def _prev_features(reading: MessageReading, f: dict[str, float], n: int, negated
     flags(f, (("negation&prev-acted", negated and msg.prev_acted),
                ("cue&prev-acted", reading.hits and msg.prev_acted),
                ("bug&prev-claims-fix", msg.bug and "prev=claims-fix" in f)))
+
+
+def _report_features(reading: MessageReading, f: dict[str, float]) -> None:
+    """The form of a failure report (``rep:``): what it says (still failing, same error, I get …, an
+    error word), how much of it is pasted, a ":" before a paste, and each form with the reply's state."""
+    found = [name for name, rx in _REPORT_FORMS if rx.search(reading.bare)]
+    pasted = 1.0 - len(reading.focus) / max(1, len(reading.raw))
+    f["rep:pasted" + ("=0" if pasted < 0.05 else "<0.5" if pasted < 0.5 else ">=0.5")] = 1.0
+    flags(f, (("rep:ends-colon", reading.focus.rstrip().endswith(":")), ("rep:any", found)))
+    prev = "none"
+    if reading.prev:
+        asks_test = bool(_PREV_ASKS_TEST.search(reading.msg.prev_bare[-300:]))
+        flags(f, (("rep:prev-asks-test", asks_test),))
+        prev = "claims" if "prev=claims-fix" in f else "test" if asks_test else \
+            "acted" if reading.msg.prev_acted else "other"
+    for name in found:
+        f["rep:" + name] = f[f"rep:{name}&prev={prev}"] = 1.0
 
 
 def _shape_features(reading: MessageReading, f: dict[str, float]) -> None:
