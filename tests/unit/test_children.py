@@ -224,6 +224,21 @@ def test_a_grandchild_that_escapes_the_group_cannot_hang_the_runner(agent):
         os.kill(json.loads(agent.pidfile.read_text())["grandchild"], 9)  # it escaped us too
 
 
+def test_a_hung_child_that_never_reads_a_long_prompt_on_stdin_is_still_killed_at_the_timeout(agent, cfg):
+    """A prompt longer than a pipe holds (a hand-edited MEMORY.md of 200 entries) given on stdin to a
+    child stuck before reading it: the runner waited on the write forever, past every timeout."""
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.write_text("\n§\n".join(f"Entry {n}: " + "word " * 60 for n in range(400)), encoding="utf-8")
+    write_config(agent.home, child_timeout_seconds=1, child_command=" ".join(
+        [sys.executable, str(FAKE_AGENT), "--mode", "hang", "--pidfile", str(agent.pidfile)]))  # prompt: stdin
+    cfg = load_config(env=agent.env)
+    started = time.time()
+    record = run_job(cfg, job("flush", why="compact"))
+    assert record["prompt_via"] == "stdin" and record["killed"] is True and record["ok"] is False
+    assert time.time() - started < 12
+    assert gone(json.loads(agent.pidfile.read_text())["grandchild"])
+
+
 def test_inside_a_child_nothing_detects_nudges_or_spawns(agent):
     """The fake child behaves as if tacit's hooks were loaded in it and feeds
     them the very correction quoted in its prompt: everything stays inert."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import subprocess
 import tempfile
@@ -35,6 +36,7 @@ from tacit.stores import jobs
 from tacit.stores.jobs import insert as insert_job
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
+PIPE_CHUNK = 65_536  # bytes of the prompt written at once
 KIND_ORDER = ("correction", "review", "skill", "flush", "rules", "consolidate")  # tasks of a combined prompt
 
 
@@ -171,10 +173,11 @@ def _run_agent(cfg, host, job, jobs) -> dict:
                                     start_new_session=True)  # its own process group: kill it whole
             orphans.note(cfg, [j.get("id", "") for j in jobs or [job]], proc.pid)  # reaped if this runner dies
             killed = False
+            deadline = time.monotonic() + timeout  # the prompt's write counts: a child may never read it
             try:
                 if command.stdin is not None:
-                    _feed(proc, command.stdin)
-                proc.wait(timeout=timeout)
+                    _feed(proc, command.stdin, deadline)
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 killed = True
                 kill_group(proc)
@@ -227,11 +230,23 @@ def _proposals(cfg, job: dict, reply: str, actor) -> dict:
         return {"accepted": [], "refused": [], "error": f"{type(exc).__name__}: {exc}"}
 
 
-def _feed(proc: subprocess.Popen, text: str) -> None:
-    """Write the prompt to the child's stdin and close it (not reading it all is not an error here)."""
+def _feed(proc: subprocess.Popen, text: str, deadline: float) -> None:
+    """Write the prompt to the child's stdin and close it, giving up at ``deadline`` or when the child
+    exits: a child stuck before reading a prompt longer than the pipe holds must not stop the clock
+    (not reading it all is not an error here)."""
+    data = memoryview(text.encode("utf-8", "replace"))
     try:
-        with contextlib.suppress(OSError):
-            proc.stdin.write(text.encode("utf-8", "replace"))
+        fd = proc.stdin.fileno()
+        os.set_blocking(fd, False)
+        while data and proc.poll() is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if select.select([], [fd], [], min(left, 0.5))[1]:
+                with contextlib.suppress(BlockingIOError):
+                    data = data[os.write(fd, data[:PIPE_CHUNK]):]
+    except OSError:
+        pass  # the child closed its end: it read what it wanted
     finally:
         with contextlib.suppress(OSError):
             proc.stdin.close()
