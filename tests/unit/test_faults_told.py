@@ -88,6 +88,7 @@ def test_session_start_serves_memory_on_a_full_disk(cfg, tacit_env):
     out = json.loads(proc.stdout)
     assert "Use pnpm, not npm." in out["hookSpecificOutput"]["additionalContext"]
     assert "cannot use its data folder" in out["systemMessage"]
+    assert "file-size limit" in out["systemMessage"] and "I/O error" not in out["systemMessage"], out
 
 
 # ---------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from tacit.commands import command, emit, project_folder, refuse
+from tacit.commands import command, emit, project_folder, refuse, unavailable
 from tacit.display import clip, printable
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.handlers.guards import git_facts
@@ -88,7 +88,7 @@ def _run(args, cfg, work) -> int:
         with Ledger(cfg) as ledger:
             return work(GuardStore(cfg, ledger))
     except LedgerUnavailable as exc:
-        return _fail(f"ledger unavailable: {exc}")
+        return unavailable(exc, "ledger", who="tacit guard")
 
 
 def _where(record: GuardRecord) -> str:
