@@ -83,12 +83,12 @@ def child_records(cfg) -> list[dict]:
     return [json.loads(line) for line in cfg.children_log.read_text().splitlines()]
 
 
-def correction_turns(engine, sid="s"):
+def correction_turns(engine, sid="s", correction=CORRECTION):
     engine.dispatch(MessageEnd(session_id=sid, role="user", text="install the deps"))
     engine.dispatch(ToolResult(session_id=sid, name="Bash"))
     engine.dispatch(MessageEnd(session_id=sid, role="assistant", text="I ran npm install."))
     engine.dispatch(TurnEnd(session_id=sid))
-    engine.dispatch(MessageEnd(session_id=sid, role="user", text=CORRECTION))
+    engine.dispatch(MessageEnd(session_id=sid, role="user", text=correction))
     return engine.dispatch(TurnEnd(session_id=sid, assistant_text="Switched to pnpm."))
 
 
@@ -188,6 +188,21 @@ def test_a_crashing_child_is_a_failure_and_the_fallback_keeps_only_an_exact_rule
     assert MemoryStore(cfg).entries("user") == exact_rule_entries(CORRECTION)
     assert record["fallback"]["saved"] or record["fallback"]["left_for_review"] == [CORRECTION]
     assert engine.sessions.peek("s").running == {}
+
+
+def test_a_correction_a_failed_child_could_not_save_is_told_once(agent):
+    """The user read "Noted (correction): … — saving it to memory.", the child crashed, the fallback
+    could not phrase it, and nothing ever said it was not saved (it waited in `tacit review`)."""
+    cfg = agent.configure("crash")
+    engine = build_engine(cfg, "replay")
+    said = "no, don't use npm here. we use the acme-wrapper tool in this repo, always"
+    correction_turns(engine, correction=said)
+    (record,) = child_records(cfg)
+    assert record["fallback"]["saved"] == [] and record["fallback"]["left_for_review"] == [said]
+    told = engine.dispatch(MessageEnd(session_id="s", role="user", text="thanks")).notices
+    assert len(told) == 1 and "could not save" in told[0] and "it exited 3: fake agent: simulated crash" in told[0]
+    assert "no, don't use npm here" in told[0] and "tacit memory add" in told[0], told
+    assert engine.dispatch(MessageEnd(session_id="s", role="user", text="and now")).notices == []
 
 
 def test_a_hung_child_is_killed_at_the_timeout_with_its_whole_process_group(agent):

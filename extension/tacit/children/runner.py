@@ -23,14 +23,15 @@ from tacit.children.commands import (
 )
 from tacit.children.env import LAUNCH_FALLBACK, SESSION_ENV, process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
-from tacit.children.output import parse_usage, reply_text
+from tacit.children.output import parse_usage, reply_text, why_failed
 from tacit.children.prompts import render_job_prompt
+from tacit.display import clip
 from tacit.fsutil import append_private_line, ensure_private_dir, read_tail
 from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
 from tacit.safety import redact_secrets
-from tacit.stores import history
+from tacit.stores import history, notices
 from tacit.stores.ledger import Ledger
 from tacit.stores import jobs
 from tacit.stores.jobs import insert as insert_job
@@ -71,6 +72,7 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
                 for one in jobs:  # the child crashed, hung or was killed: keep the lesson
                     if one.get("kind") == "correction":
                         record.setdefault("fallback", {"mode": "deterministic", **run_fallback(cfg, one)})
+                _tell_unsaved(cfg, record)
         else:
             record.update({"mode": "deterministic", **run_fallback(cfg, job)})
     except Exception as exc:  # noqa: BLE001
@@ -80,6 +82,23 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
     _record_outcome(cfg, job, siblings, record)
     append_child_log(cfg, record)
     return record
+
+
+def _tell_unsaved(cfg, record: dict) -> None:
+    """The user was told a correction was being saved: when its child failed and the fallback could
+    not phrase it, one notice says so, why, and how to keep it. Never raises."""
+    left = (record.get("fallback") or {}).get("left_for_review") or []
+    if not left:
+        return
+    said = "; ".join(f'"{clip(text, 80)}"' for text in left)
+    text = (f"tacit could not save your correction {said}: the background agent failed ({why_failed(record)}) "
+            "and tacit cannot phrase it as a rule itself, so it is not in memory; to keep it, save it in your "
+            "words with `tacit memory add \"…\"` (or /memory-teach).")
+    try:
+        with Ledger(cfg) as ledger, ledger.write() as conn:
+            notices.add(conn, text)
+    except Exception as exc:  # noqa: BLE001 — the run happened; the notice is best effort
+        log_exception(cfg, "telling a correction its child could not save", exc)
 
 
 def _rank(kind) -> int:
