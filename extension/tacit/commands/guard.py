@@ -11,6 +11,7 @@ import os
 from tacit.commands import command, emit, project_folder, refuse, unavailable
 from tacit.display import clip, printable
 from tacit.guards import GuardSet, normalize_call, reason
+from tacit.guards.reason import unread_reason
 from tacit.handlers.guards import git_facts
 from tacit.projects import Project, project_for
 from tacit.safety.scanner import describe, scan
@@ -266,6 +267,9 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
                     "reason": reason(hit, date=record.date, by_user=record.by_user),
                     "subject": hit.subject, "scope": record.scope, "source": record.source(),
                     "kind": record.spec.kind})
+    if not out and call.cut and records:  # as before a tool call: what no guard could read is asked
+        out.append({"id": None, "because": "", "action": "ask", "reason": unread_reason("ask"), "subject": "",
+                    "scope": "", "source": "", "kind": "unread"})
     return out
 
 
@@ -281,7 +285,8 @@ def _test(args, cfg) -> int:
         off = "" if enabled else (f"\nGuards are off (guards_enabled = false in {cfg.source_of('guards_enabled')}): "
                                   "nothing is stopped.")
         emit({"success": True, "fires": bool(hits), "guards": hits, **({} if enabled else {"guards_enabled": False})},
-             text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
+             text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" if hit["id"] else hit["reason"]
+                       for hit in hits)
              + (off if hits else "") or "No guard fires.")
         return 0
 
