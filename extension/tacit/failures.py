@@ -28,7 +28,7 @@ class InputError(ValueError):
 STORAGE = {
     errno.EACCES: ("permission denied", "check its owner and mode (tacit doctor)"),
     errno.EPERM: ("operation not permitted", "check its owner and mode (tacit doctor)"),
-    errno.EROFS: ("the file system is read-only", "tacit needs its data folder writable"),
+    errno.EROFS: ("the file system is read-only", "tacit can change nothing there until it is writable"),
     errno.ENOSPC: ("no space left on the device", "free some space; nothing was changed"),
     errno.EDQUOT: ("the disk quota is exceeded", "free some space; nothing was changed"),
     errno.EFBIG: ("a file-size limit (ulimit -f) stopped the write",

@@ -231,10 +231,13 @@ class FlockLock:
             self._depth += 1
             return self
         try:
-            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
-        except FileNotFoundError:  # the folder does not exist yet
-            ensure_private_dir(os.path.dirname(self.lock_file))
-            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+            except FileNotFoundError:  # the folder does not exist yet
+                ensure_private_dir(os.path.dirname(self.lock_file))
+                fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:  # a read-only or full disk: named as the file it guards, not its lock
+            raise _naming(exc, Path(self.lock_file.removesuffix(".lock"))) from exc
         deadline = time.monotonic() + self.timeout if self.timeout >= 0 else None
         pause = _POLL_FIRST
         try:

@@ -281,6 +281,28 @@ def test_read_only_storage_is_one_json_error(small_disk, tacit_env):
     assert "Traceback" not in doctor.stderr
 
 
+def test_a_read_only_checkout_names_its_team_file_not_tacits_data_folder(small_disk, tacit_env):
+    """A repository mounted read-only (its team memory in .tacit/): the refusal named
+    `.tacit/MEMORY.md.lock` and said "tacit needs its data folder writable" (the data folder was
+    fine); the share that failed keeps the entry where it was."""
+    repo = small_disk / "web"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+
+    def here(*args):
+        return subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=tacit_env, cwd=repo,
+                              capture_output=True, text=True, timeout=60)
+
+    assert here("share", "init").returncode == 0 and here("memory", "add", "The API lives in packages/api.").returncode == 0
+    assert subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], capture_output=True).returncode == 0
+    for args in (("memory", "add", "--scope", "team", "Reviews need two approvals."), ("share", "packages/api")):
+        result = _one_json_error(here(*args))
+        assert result["error_kind"] == "storage" and "read-only" in result["error"], result
+        assert str(repo / ".tacit" / "MEMORY.md") + ":" in result["error"] and "data folder" not in result["error"], result
+    shown = json.loads(here("memory", "show").stdout)["scopes"]
+    assert shown["project"]["entries"] == ["The API lives in packages/api."] and shown["team"]["entries"] == []
+
+
 def test_full_storage_is_one_json_error_and_loses_nothing(small_disk, tacit_env):
     env = {**tacit_env, "TACIT_HOME": str(small_disk / "tacit")}
     assert run(env, "memory", "add", "--json", "The entry that must survive.").returncode == 0
