@@ -205,6 +205,21 @@ def test_a_correction_a_failed_child_could_not_save_is_told_once(agent):
     assert engine.dispatch(MessageEnd(session_id="s", role="user", text="and now")).notices == []
 
 
+def test_a_noted_statement_a_failed_review_could_not_save_is_told_once(agent):
+    """"Noted (preference): … — this session's memory review saves it.", then the review child
+    crashed, and nothing said it was not saved."""
+    cfg = agent.configure("crash")
+    engine = build_engine(cfg, "replay")
+    noted = engine.dispatch(MessageEnd(session_id="s", role="user", text="I prefer short answers, no summaries."))
+    assert any("review saves it" in n for n in noted.notices), noted.notices
+    engine.dispatch(TurnEnd(session_id="s", assistant_text="Understood."))
+    assert [r["kind"] for r in child_records(cfg)] == ["review"] and child_records(cfg)[0]["ok"] is False
+    told = engine.dispatch(MessageEnd(session_id="s", role="user", text="thanks")).notices
+    assert len(told) == 1 and "could not save" in told[0] and "I prefer short answers" in told[0], told
+    assert "it exited 3" in told[0] and "tacit review" in told[0], told
+    assert engine.dispatch(MessageEnd(session_id="s", role="user", text="and now")).notices == []
+
+
 def test_a_hung_child_is_killed_at_the_timeout_with_its_whole_process_group(agent):
     cfg = agent.configure("hang", child_timeout_review=2)
     assert timeout_for(cfg, "review") == 2 and timeout_for(cfg, "flush") == 300

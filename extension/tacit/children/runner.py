@@ -72,7 +72,7 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
                 for one in jobs:  # the child crashed, hung or was killed: keep the lesson
                     if one.get("kind") == "correction":
                         record.setdefault("fallback", {"mode": "deterministic", **run_fallback(cfg, one)})
-                _tell_unsaved(cfg, record)
+                _tell_unsaved(cfg, record, jobs)
         else:
             record.update({"mode": "deterministic", **run_fallback(cfg, job)})
     except Exception as exc:  # noqa: BLE001
@@ -84,21 +84,29 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
     return record
 
 
-def _tell_unsaved(cfg, record: dict) -> None:
-    """The user was told a correction was being saved: when its child failed and the fallback could
-    not phrase it, one notice says so, why, and how to keep it. Never raises."""
+def _tell_unsaved(cfg, record: dict, jobs: list[dict]) -> None:
+    """The user was told it would be saved ("Noted …", a correction): when the child failed, one
+    notice says what was not, why, and how to keep it. Never raises."""
+    why = why_failed(record)
+    lines = []
     left = (record.get("fallback") or {}).get("left_for_review") or []
-    if not left:
-        return
-    said = "; ".join(f'"{clip(text, 80)}"' for text in left)
-    text = (f"tacit could not save your correction {said}: the background agent failed ({why_failed(record)}) "
-            "and tacit cannot phrase it as a rule itself, so it is not in memory; to keep it, save it in your "
-            "words with `tacit memory add \"…\"` (or /memory-teach).")
+    if left:  # a correction the fallback could not phrase either
+        said = "; ".join(f'"{clip(text, 80)}"' for text in left)
+        lines.append(f"tacit could not save your correction {said}: the background agent failed ({why}) and tacit "
+                     "cannot phrase it as a rule itself, so it is not in memory; to keep it, save it in your words "
+                     "with `tacit memory add \"…\"` (or /memory-teach).")
+    noted = [h.get("text") for j in jobs if j.get("kind") == "review"
+             for h in (j.get("variables") or {}).get("highlighted") or () if isinstance(h, dict) and h.get("durable")]
+    if noted:  # "Noted (…): … — this session's memory review saves it."
+        said = "; ".join(f'"{clip(str(text), 80)}"' for text in noted)
+        lines.append(f"tacit could not save what it noted, {said}: the background review failed ({why}); "
+                     "`tacit review` (/memory-review) shows it, to keep or drop.")
     try:
         with Ledger(cfg) as ledger, ledger.write() as conn:
-            notices.add(conn, text)
+            for line in lines:
+                notices.add(conn, line)
     except Exception as exc:  # noqa: BLE001 — the run happened; the notice is best effort
-        log_exception(cfg, "telling a correction its child could not save", exc)
+        log_exception(cfg, "telling what a failed child could not save", exc)
 
 
 def _rank(kind) -> int:
