@@ -110,6 +110,7 @@ def write_fault(folder: str, named: str) -> OSError | None:
         return OSError(exc.errno, exc.strerror, named)
     try:
         os.write(fd, b"x")
+        os.fsync(fd)  # a disk that reserves blocks late says it is full only here
     except OSError as exc:
         return OSError(exc.errno, exc.strerror, named)
     finally:

@@ -279,6 +279,9 @@ def test_read_only_storage_is_one_json_error(small_disk, tacit_env):
     report = json.loads(doctor.stdout)
     assert doctor.returncode == 1 and any("read-only" in p for p in report["problems"])
     assert "Traceback" not in doctor.stderr
+    # each folder is named, not the scratch file doctor tried to make in it (".tacit-probe-k0gimex3")
+    assert not [p for p in report["problems"] if ".tacit-probe" in p], report["problems"]
+    assert f"storage problem for {small_disk / 'tacit' / 'memories'}: the file system is read-only" in json.dumps(report)
 
 
 def test_a_read_only_checkout_names_its_team_file_not_tacits_data_folder(small_disk, tacit_env):
