@@ -10,6 +10,7 @@ import time
 
 from tacit.app import Tacit
 from tacit.children.commands import agent_available
+from tacit.children.output import why_failed
 from tacit.children.env import process_env, spawn_detached
 from tacit.paths import python_argv
 from tacit.stores import history
@@ -67,7 +68,7 @@ def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = No
             # the child failed (killed, crashed, non-zero): fall back, lose nothing
             report["merge"] = merge_duplicates(tacit.memory(project), target)
             report["mode"] = "agent-failed+deterministic"
-            report["child_failed"] = _why_failed(record)
+            report["child_failed"] = why_failed(record)
     else:
         report["mode"] = "deterministic"
         report["merge"] = merge_duplicates(tacit.memory(project), target)
@@ -75,20 +76,6 @@ def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = No
     report.update(after=after["text"], fits=after["current"] <= after["limit"],
                   summary=f"{target}: {before['text']} → {after['text']}")
     return report
-
-
-def _why_failed(record: dict) -> str:
-    """What went wrong with a consolidation child, in a few words (logs/children.jsonl has the rest)."""
-    if record.get("killed"):
-        return f"stopped after {record.get('timeout')} s, its child_timeout_seconds"
-    if record.get("restored"):
-        return "what it wrote was put back: " + "; ".join(map(str, record["restored"]))[:300]
-    if record.get("error"):
-        return str(record["error"])[:300]
-    tail = str(record.get("stderr_tail") or "").strip().splitlines()
-    if record.get("exit") not in (None, 0):
-        return f"it exited {record['exit']}" + (f": {tail[-1][:200]}" if tail else "")
-    return "see logs/children.jsonl"
 
 
 NEAR_LIMIT = 0.8  # /memory-consolidate works on a scope this full (or fuller), unless forced

@@ -13,7 +13,12 @@ from tacit.fsutil import append_private_line
 
 
 class LedgerUnavailable(RuntimeError):
-    """The ledger could not be used just now (locked too long, or corrupt and moved aside)."""
+    """The ledger could not be used just now (locked too long, corrupt and moved aside, or its disk
+    is read-only or full: ``storage``, the error a write in its folder gives)."""
+
+    def __init__(self, message: str, storage: OSError | None = None):
+        super().__init__(message)
+        self.storage = storage
 
 
 class InputError(ValueError):
@@ -23,7 +28,7 @@ class InputError(ValueError):
 STORAGE = {
     errno.EACCES: ("permission denied", "check its owner and mode (tacit doctor)"),
     errno.EPERM: ("operation not permitted", "check its owner and mode (tacit doctor)"),
-    errno.EROFS: ("the file system is read-only", "tacit needs its data folder writable"),
+    errno.EROFS: ("the file system is read-only", "tacit can change nothing there until it is writable"),
     errno.ENOSPC: ("no space left on the device", "free some space; nothing was changed"),
     errno.EDQUOT: ("the disk quota is exceeded", "free some space; nothing was changed"),
     errno.EFBIG: ("a file-size limit (ulimit -f) stopped the write",
@@ -41,6 +46,8 @@ def describe_failure(exc: BaseException) -> tuple[str, str]:
         where = f" for {exc.filename}" if exc.filename else ""
         return f"storage problem{where}: {what}; {advice}", "storage"
     if isinstance(exc, LedgerUnavailable):
+        if exc.storage is not None and exc.storage.errno in STORAGE:
+            return describe_failure(exc.storage)
         return f"the ledger could not be used: {exc}", "ledger"
     if isinstance(exc, OSError):
         return f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", "storage"

@@ -100,6 +100,25 @@ def _naming(exc: OSError, where: Path) -> OSError:
     return type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno), str(where))
 
 
+def write_fault(folder: str, named: str) -> OSError | None:
+    """Why a file cannot grow in ``folder`` just now (read-only, full, a file-size limit …), told as
+    about ``named``; None when a byte can be written there. Writes one byte to a scratch file."""
+    probe = os.path.join(folder, f".tacit-probe-{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        return OSError(exc.errno, exc.strerror, named)
+    try:
+        os.write(fd, b"x")
+        os.fsync(fd)  # a disk that reserves blocks late says it is full only here
+    except OSError as exc:
+        return OSError(exc.errno, exc.strerror, named)
+    finally:
+        os.close(fd)
+        unlink_quietly(probe)
+    return None
+
+
 def free_name(base, sep: str = ".", first: int = 1):
     """``base`` if nothing stands there (not even a dangling link), else ``base + sep + N`` for the
     first free ``N`` from ``first`` (a ``Path`` for a path-like ``base``, else a ``str``)."""
@@ -213,10 +232,13 @@ class FlockLock:
             self._depth += 1
             return self
         try:
-            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
-        except FileNotFoundError:  # the folder does not exist yet
-            ensure_private_dir(os.path.dirname(self.lock_file))
-            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+            except FileNotFoundError:  # the folder does not exist yet
+                ensure_private_dir(os.path.dirname(self.lock_file))
+                fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:  # a read-only or full disk: named as the file it guards, not its lock
+            raise _naming(exc, Path(self.lock_file.removesuffix(".lock"))) from exc
         deadline = time.monotonic() + self.timeout if self.timeout >= 0 else None
         pause = _POLL_FIRST
         try:

@@ -83,12 +83,12 @@ def child_records(cfg) -> list[dict]:
     return [json.loads(line) for line in cfg.children_log.read_text().splitlines()]
 
 
-def correction_turns(engine, sid="s"):
+def correction_turns(engine, sid="s", correction=CORRECTION):
     engine.dispatch(MessageEnd(session_id=sid, role="user", text="install the deps"))
     engine.dispatch(ToolResult(session_id=sid, name="Bash"))
     engine.dispatch(MessageEnd(session_id=sid, role="assistant", text="I ran npm install."))
     engine.dispatch(TurnEnd(session_id=sid))
-    engine.dispatch(MessageEnd(session_id=sid, role="user", text=CORRECTION))
+    engine.dispatch(MessageEnd(session_id=sid, role="user", text=correction))
     return engine.dispatch(TurnEnd(session_id=sid, assistant_text="Switched to pnpm."))
 
 
@@ -190,6 +190,36 @@ def test_a_crashing_child_is_a_failure_and_the_fallback_keeps_only_an_exact_rule
     assert engine.sessions.peek("s").running == {}
 
 
+def test_a_correction_a_failed_child_could_not_save_is_told_once(agent):
+    """The user read "Noted (correction): … — saving it to memory.", the child crashed, the fallback
+    could not phrase it, and nothing ever said it was not saved (it waited in `tacit review`)."""
+    cfg = agent.configure("crash")
+    engine = build_engine(cfg, "replay")
+    said = "no, don't use npm here. we use the acme-wrapper tool in this repo, always"
+    correction_turns(engine, correction=said)
+    (record,) = child_records(cfg)
+    assert record["fallback"]["saved"] == [] and record["fallback"]["left_for_review"] == [said]
+    told = engine.dispatch(MessageEnd(session_id="s", role="user", text="thanks")).notices
+    assert len(told) == 1 and "could not save" in told[0] and "it exited 3: fake agent: simulated crash" in told[0]
+    assert "no, don't use npm here" in told[0] and "tacit memory add" in told[0], told
+    assert engine.dispatch(MessageEnd(session_id="s", role="user", text="and now")).notices == []
+
+
+def test_a_noted_statement_a_failed_review_could_not_save_is_told_once(agent):
+    """"Noted (preference): … — this session's memory review saves it.", then the review child
+    crashed, and nothing said it was not saved."""
+    cfg = agent.configure("crash")
+    engine = build_engine(cfg, "replay")
+    noted = engine.dispatch(MessageEnd(session_id="s", role="user", text="I prefer short answers, no summaries."))
+    assert any("review saves it" in n for n in noted.notices), noted.notices
+    engine.dispatch(TurnEnd(session_id="s", assistant_text="Understood."))
+    assert [r["kind"] for r in child_records(cfg)] == ["review"] and child_records(cfg)[0]["ok"] is False
+    told = engine.dispatch(MessageEnd(session_id="s", role="user", text="thanks")).notices
+    assert len(told) == 1 and "could not save" in told[0] and "I prefer short answers" in told[0], told
+    assert "it exited 3" in told[0] and "tacit review" in told[0], told
+    assert engine.dispatch(MessageEnd(session_id="s", role="user", text="and now")).notices == []
+
+
 def test_a_hung_child_is_killed_at_the_timeout_with_its_whole_process_group(agent):
     cfg = agent.configure("hang", child_timeout_review=2)
     assert timeout_for(cfg, "review") == 2 and timeout_for(cfg, "flush") == 300
@@ -222,6 +252,21 @@ def test_a_grandchild_that_escapes_the_group_cannot_hang_the_runner(agent):
         assert gone(json.loads(agent.pidfile.read_text())["child"])
     finally:
         os.kill(json.loads(agent.pidfile.read_text())["grandchild"], 9)  # it escaped us too
+
+
+def test_a_hung_child_that_never_reads_a_long_prompt_on_stdin_is_still_killed_at_the_timeout(agent, cfg):
+    """A prompt longer than a pipe holds (a hand-edited MEMORY.md of 200 entries) given on stdin to a
+    child stuck before reading it: the runner waited on the write forever, past every timeout."""
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.write_text("\n§\n".join(f"Entry {n}: " + "word " * 60 for n in range(400)), encoding="utf-8")
+    write_config(agent.home, child_timeout_seconds=1, child_command=" ".join(
+        [sys.executable, str(FAKE_AGENT), "--mode", "hang", "--pidfile", str(agent.pidfile)]))  # prompt: stdin
+    cfg = load_config(env=agent.env)
+    started = time.time()
+    record = run_job(cfg, job("flush", why="compact"))
+    assert record["prompt_via"] == "stdin" and record["killed"] is True and record["ok"] is False
+    assert time.time() - started < 12
+    assert gone(json.loads(agent.pidfile.read_text())["grandchild"])
 
 
 def test_inside_a_child_nothing_detects_nudges_or_spawns(agent):

@@ -279,6 +279,31 @@ def test_read_only_storage_is_one_json_error(small_disk, tacit_env):
     report = json.loads(doctor.stdout)
     assert doctor.returncode == 1 and any("read-only" in p for p in report["problems"])
     assert "Traceback" not in doctor.stderr
+    # each folder is named, not the scratch file doctor tried to make in it (".tacit-probe-k0gimex3")
+    assert not [p for p in report["problems"] if ".tacit-probe" in p], report["problems"]
+    assert f"storage problem for {small_disk / 'tacit' / 'memories'}: the file system is read-only" in json.dumps(report)
+
+
+def test_a_read_only_checkout_names_its_team_file_not_tacits_data_folder(small_disk, tacit_env):
+    """A repository mounted read-only (its team memory in .tacit/): the refusal named
+    `.tacit/MEMORY.md.lock` and said "tacit needs its data folder writable" (the data folder was
+    fine); the share that failed keeps the entry where it was."""
+    repo = small_disk / "web"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+
+    def here(*args):
+        return subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=tacit_env, cwd=repo,
+                              capture_output=True, text=True, timeout=60)
+
+    assert here("share", "init").returncode == 0 and here("memory", "add", "The API lives in packages/api.").returncode == 0
+    assert subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], capture_output=True).returncode == 0
+    for args in (("memory", "add", "--scope", "team", "Reviews need two approvals."), ("share", "packages/api")):
+        result = _one_json_error(here(*args))
+        assert result["error_kind"] == "storage" and "read-only" in result["error"], result
+        assert str(repo / ".tacit" / "MEMORY.md") + ":" in result["error"] and "data folder" not in result["error"], result
+    shown = json.loads(here("memory", "show").stdout)["scopes"]
+    assert shown["project"]["entries"] == ["The API lives in packages/api."] and shown["team"]["entries"] == []
 
 
 def test_full_storage_is_one_json_error_and_loses_nothing(small_disk, tacit_env):

@@ -177,3 +177,20 @@ def test_a_folder_where_a_memory_file_should_be_is_said_so(cfg, tacit_env):
         assert out["error"] == (f"storage problem for {cfg.memory_file}: a folder stands where a file should be; "
                                 "move that folder away; nothing was changed"), out
     assert cfg.memory_file.is_dir() and not any(cfg.memory_file.iterdir())
+
+
+def test_a_ledger_a_full_disk_cannot_open_names_the_disk_not_an_io_error(cfg, tacit_env):
+    """A full disk (here a file-size limit of 0) kept the ledger from opening, and every command that
+    needs it said "ledger opening: OperationalError: disk I/O error" (read: the disk is failing), with
+    `tacit guard add` giving no error_kind at all; a session start's notice said the same."""
+    rc, _ = tacit(tacit_env, "guard", "add", "terraform apply", "--because", "ops only")
+    assert rc == 0
+    for args in (["memory", "log"], ["guard", "add", "npm", "--because", "pnpm here"], ["cost"]):
+        proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=tacit_env, capture_output=True,
+                              text=True, timeout=60, preexec_fn=_no_room)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        out = json.loads(proc.stdout)
+        assert proc.returncode == 1 and out.get("error_kind") == "storage", (args, out)
+        assert "file-size limit" in out["error"] and "I/O" not in out["error"], (args, out)
+    rc, listed = tacit(tacit_env, "guard", "list")
+    assert rc == 0 and [g["match"]["programs"] for g in listed["guards"]] == [["terraform"]], listed

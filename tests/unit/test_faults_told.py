@@ -88,6 +88,34 @@ def test_session_start_serves_memory_on_a_full_disk(cfg, tacit_env):
     out = json.loads(proc.stdout)
     assert "Use pnpm, not npm." in out["hookSpecificOutput"]["additionalContext"]
     assert "cannot use its data folder" in out["systemMessage"]
+    assert "file-size limit" in out["systemMessage"] and "I/O error" not in out["systemMessage"], out
+
+
+FILLS_MID_SESSION = """
+import json, resource
+from tacit.config import load_config
+from tacit.events import BeforeAgentStart, MessageEnd
+from tacit.hosts.runtime import build_engine
+engine = build_engine(load_config(), "service", host="claude-code", children=False, discover_plugins=False)
+engine.dispatch(BeforeAgentStart(session_id="s1"))
+engine.dispatch(MessageEnd(session_id="s1", role="user", text="set up the project"))
+resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))  # the disk fills
+said = ["no, we use yarn here, never pnpm", "and the port is 8080", "thanks"]
+print(json.dumps([engine.dispatch(MessageEnd(session_id="s1", role="user", text=t)).notices for t in said]))
+"""
+
+
+def test_a_disk_that_fills_mid_session_is_told_once_at_the_next_message(cfg, tacit_env):
+    """The service kept answering, but every message after the disk filled was dropped unseen: the
+    user's correction was lost and nothing said that nothing was kept any more."""
+    write_memory(cfg)
+    proc = subprocess.run([sys.executable, "-c", FILLS_MID_SESSION], env=tacit_env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    told = json.loads(proc.stdout)
+    assert len(told[0]) == 1 and "cannot use its data folder" in told[0][0], told
+    assert "file-size limit" in told[0][0] and "not kept" in told[0][0], told
+    assert told[1:] == [[], []], "told once"
 
 
 # ---------------------------------------------------------------------------

@@ -67,5 +67,6 @@ def test_a_call_has_the_same_key_before_and_after_it_ran():
 def test_tool_call_args_keep_what_the_guards_read():
     huge = "x" * (GUARD_ARG_CHARS + 10)
     args = tool_call_args({"command": huge, "edits": [{"old_string": "a"}], 3: "k"})
-    assert len(args["command"]) == GUARD_ARG_CHARS and args["edits"] == [{"old_string": "a"}] and args["3"] == "k"
+    # one character over what the guards read: the scan knows the rest was not read (Call.cut)
+    assert len(args["command"]) == GUARD_ARG_CHARS + 1 and args["edits"] == [{"old_string": "a"}] and args["3"] == "k"
     assert tool_call_args(None) == {} and tool_call_args(["a"]) == {}

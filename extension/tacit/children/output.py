@@ -57,3 +57,17 @@ def json_output(text: str):
 def json_tail(text: str, lines: int = 5):
     """The whole text as one JSON object, then each of its last ``lines`` lines, newest first."""
     return _objects((text, *reversed(text.splitlines()[-lines:])))
+
+
+def why_failed(record: dict) -> str:
+    """What went wrong with a child run, in a few words (logs/children.jsonl has the rest)."""
+    if record.get("killed"):
+        return f"stopped after {record.get('timeout')} s, its child_timeout_seconds"
+    if record.get("restored"):
+        return "what it wrote was put back: " + "; ".join(map(str, record["restored"]))[:300]
+    if record.get("error"):
+        return str(record["error"])[:300]
+    tail = str(record.get("stderr_tail") or "").strip().splitlines()
+    if record.get("exit") not in (None, 0):
+        return f"it exited {record['exit']}" + (f": {tail[-1][:200]}" if tail else "")
+    return "see logs/children.jsonl"

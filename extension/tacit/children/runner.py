@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import subprocess
 import tempfile
@@ -22,19 +23,21 @@ from tacit.children.commands import (
 )
 from tacit.children.env import LAUNCH_FALLBACK, SESSION_ENV, process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
-from tacit.children.output import parse_usage, reply_text
+from tacit.children.output import parse_usage, reply_text, why_failed
 from tacit.children.prompts import render_job_prompt
+from tacit.display import clip
 from tacit.fsutil import append_private_line, ensure_private_dir, read_tail
 from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
 from tacit.safety import redact_secrets
-from tacit.stores import history
+from tacit.stores import history, notices
 from tacit.stores.ledger import Ledger
 from tacit.stores import jobs
 from tacit.stores.jobs import insert as insert_job
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
+PIPE_CHUNK = 65_536  # bytes of the prompt written at once
 KIND_ORDER = ("correction", "review", "skill", "flush", "rules", "consolidate")  # tasks of a combined prompt
 
 
@@ -69,6 +72,7 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
                 for one in jobs:  # the child crashed, hung or was killed: keep the lesson
                     if one.get("kind") == "correction":
                         record.setdefault("fallback", {"mode": "deterministic", **run_fallback(cfg, one)})
+                _tell_unsaved(cfg, record, jobs)
         else:
             record.update({"mode": "deterministic", **run_fallback(cfg, job)})
     except Exception as exc:  # noqa: BLE001
@@ -78,6 +82,31 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
     _record_outcome(cfg, job, siblings, record)
     append_child_log(cfg, record)
     return record
+
+
+def _tell_unsaved(cfg, record: dict, jobs: list[dict]) -> None:
+    """The user was told it would be saved ("Noted …", a correction): when the child failed, one
+    notice says what was not, why, and how to keep it. Never raises."""
+    why = why_failed(record)
+    lines = []
+    left = (record.get("fallback") or {}).get("left_for_review") or []
+    if left:  # a correction the fallback could not phrase either
+        said = "; ".join(f'"{clip(text, 80)}"' for text in left)
+        lines.append(f"tacit could not save your correction {said}: the background agent failed ({why}) and tacit "
+                     "cannot phrase it as a rule itself, so it is not in memory; to keep it, save it in your words "
+                     "with `tacit memory add \"…\"` (or /memory-teach).")
+    noted = [h.get("text") for j in jobs if j.get("kind") == "review"
+             for h in (j.get("variables") or {}).get("highlighted") or () if isinstance(h, dict) and h.get("durable")]
+    if noted:  # "Noted (…): … — this session's memory review saves it."
+        said = "; ".join(f'"{clip(str(text), 80)}"' for text in noted)
+        lines.append(f"tacit could not save what it noted, {said}: the background review failed ({why}); "
+                     "`tacit review` (/memory-review) shows it, to keep or drop.")
+    try:
+        with Ledger(cfg) as ledger, ledger.write() as conn:
+            for line in lines:
+                notices.add(conn, line)
+    except Exception as exc:  # noqa: BLE001 — the run happened; the notice is best effort
+        log_exception(cfg, "telling what a failed child could not save", exc)
 
 
 def _rank(kind) -> int:
@@ -171,10 +200,11 @@ def _run_agent(cfg, host, job, jobs) -> dict:
                                     start_new_session=True)  # its own process group: kill it whole
             orphans.note(cfg, [j.get("id", "") for j in jobs or [job]], proc.pid)  # reaped if this runner dies
             killed = False
+            deadline = time.monotonic() + timeout  # the prompt's write counts: a child may never read it
             try:
                 if command.stdin is not None:
-                    _feed(proc, command.stdin)
-                proc.wait(timeout=timeout)
+                    _feed(proc, command.stdin, deadline)
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 killed = True
                 kill_group(proc)
@@ -227,11 +257,23 @@ def _proposals(cfg, job: dict, reply: str, actor) -> dict:
         return {"accepted": [], "refused": [], "error": f"{type(exc).__name__}: {exc}"}
 
 
-def _feed(proc: subprocess.Popen, text: str) -> None:
-    """Write the prompt to the child's stdin and close it (not reading it all is not an error here)."""
+def _feed(proc: subprocess.Popen, text: str, deadline: float) -> None:
+    """Write the prompt to the child's stdin and close it, giving up at ``deadline`` or when the child
+    exits: a child stuck before reading a prompt longer than the pipe holds must not stop the clock
+    (not reading it all is not an error here)."""
+    data = memoryview(text.encode("utf-8", "replace"))
     try:
-        with contextlib.suppress(OSError):
-            proc.stdin.write(text.encode("utf-8", "replace"))
+        fd = proc.stdin.fileno()
+        os.set_blocking(fd, False)
+        while data and proc.poll() is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if select.select([], [fd], [], min(left, 0.5))[1]:
+                with contextlib.suppress(BlockingIOError):
+                    data = data[os.write(fd, data[:PIPE_CHUNK]):]
+    except OSError:
+        pass  # the child closed its end: it read what it wanted
     finally:
         with contextlib.suppress(OSError):
             proc.stdin.close()

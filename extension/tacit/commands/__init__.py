@@ -10,7 +10,7 @@ import os
 import sys
 
 from tacit.display import printable
-from tacit.failures import InputError, LedgerUnavailable
+from tacit.failures import InputError, LedgerUnavailable, describe_failure
 
 JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
 
@@ -95,9 +95,14 @@ def answer(work) -> int:
     return reply(result)
 
 
-def unavailable(exc: LedgerUnavailable) -> int:
-    """An unusable learning ledger, answered as one error (exit 1)."""
-    return reply({"success": False, "error": f"learning ledger unavailable: {exc}"})
+def unavailable(exc: LedgerUnavailable, what: str = "learning ledger", who: str = "tacit") -> int:
+    """An unusable ledger, answered as one error (exit 1) with its kind: a read-only or full disk is
+    said as that (``storage``, as every command says it), anything else as ``what`` unavailable."""
+    error, kind = describe_failure(exc)
+    if kind != "storage":
+        error = f"{what} unavailable: {exc}"
+    emit({"success": False, "error": error, "error_kind": kind}, text=lambda r: f"{who}: {r['error']}")
+    return 1
 
 
 def reply(result: dict) -> int:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import os
 
-from tacit.commands import command, emit, project_folder, refuse
+from tacit.commands import command, emit, project_folder, refuse, unavailable
 from tacit.display import clip, printable
 from tacit.guards import GuardSet, normalize_call, reason
+from tacit.guards.reason import unread_reason
 from tacit.handlers.guards import git_facts
 from tacit.projects import Project, project_for
 from tacit.safety.scanner import describe, scan
@@ -88,7 +89,7 @@ def _run(args, cfg, work) -> int:
         with Ledger(cfg) as ledger:
             return work(GuardStore(cfg, ledger))
     except LedgerUnavailable as exc:
-        return _fail(f"ledger unavailable: {exc}")
+        return unavailable(exc, "ledger", who="tacit guard")
 
 
 def _where(record: GuardRecord) -> str:
@@ -266,6 +267,9 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
                     "reason": reason(hit, date=record.date, by_user=record.by_user),
                     "subject": hit.subject, "scope": record.scope, "source": record.source(),
                     "kind": record.spec.kind})
+    if not out and call.cut and records:  # as before a tool call: what no guard could read is asked
+        out.append({"id": None, "because": "", "action": "ask", "reason": unread_reason("ask"), "subject": "",
+                    "scope": "", "source": "", "kind": "unread"})
     return out
 
 
@@ -281,7 +285,8 @@ def _test(args, cfg) -> int:
         off = "" if enabled else (f"\nGuards are off (guards_enabled = false in {cfg.source_of('guards_enabled')}): "
                                   "nothing is stopped.")
         emit({"success": True, "fires": bool(hits), "guards": hits, **({} if enabled else {"guards_enabled": False})},
-             text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
+             text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" if hit["id"] else hit["reason"]
+                       for hit in hits)
              + (off if hits else "") or "No guard fires.")
         return 0
 

@@ -5,7 +5,7 @@ Design notes: docs/design/commands.md#tacitcommandshabits
 
 from __future__ import annotations
 
-from tacit.commands import emit, refuse
+from tacit.commands import emit, unavailable
 from tacit.learn import habits
 from tacit.learn.observe import clear_habits, habit_status, list_habits, rebuild_habits, suggest
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -29,7 +29,7 @@ def _run(cfg, work, *, write: bool = False) -> int:
         with Ledger(cfg) as ledger, (ledger.write() if write else ledger.read()) as conn:
             return work(conn)
     except LedgerUnavailable as exc:
-        return refuse(f"learning ledger unavailable: {exc}", who="tacit habits")
+        return unavailable(exc, who="tacit habits")
 
 
 def _list(args, cfg) -> int:

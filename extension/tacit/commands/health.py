@@ -9,13 +9,13 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import tempfile
 import time
 
 from tacit import __version__, memory_folder
 from tacit.commands import JSON_OUTPUT, command, emit
 from tacit.commands.memory import project_of
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
+from tacit.fsutil import write_fault
 from tacit.log import log_exception
 from tacit.stores.guards import hand_made_problem
 from tacit.stores.ledger import GAP_KEY, Ledger, LedgerUnavailable
@@ -47,16 +47,9 @@ def storage(cfg) -> dict[str, dict]:
                              "error": f"cannot be created: {blocker} is not a folder; move it away"}
                 continue
         if folder:
-            try:
-                fd, probe = tempfile.mkstemp(prefix=".tacit-probe-", dir=folder)
-                try:
-                    os.write(fd, b"x")
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-                    os.unlink(probe)
-            except OSError as exc:
-                entry.update(ok=False, error=describe_failure(exc)[0])
+            fault = write_fault(folder, folder)  # named as the folder, not the scratch file it tried
+            if fault is not None:
+                entry.update(ok=False, error=describe_failure(fault)[0])
             with contextlib.suppress(OSError):
                 stats = os.statvfs(folder)
                 entry["free_bytes"] = stats.f_bavail * stats.f_frsize
@@ -178,9 +171,9 @@ def service(cfg) -> dict:
         if len(socket_path(cfg.state_dir_str).encode()) > 107:
             raise OSError(f"the socket path {socket_path(cfg.state_dir_str)} is longer than the system allows")
         if os.path.isdir(folder):
-            fd, probe = tempfile.mkstemp(prefix=".tacit-probe-", dir=folder)
-            os.close(fd)
-            os.unlink(probe)
+            fault = write_fault(folder, folder)
+            if fault is not None:
+                raise fault
         elif os.path.isdir(cfg.state_dir_str):
             os.mkdir(folder, 0o700)
     except OSError as exc:

@@ -24,7 +24,8 @@ from tacit.guards.rebase import rebase_fires
 from tacit.guards.merges import merge_fires, on_branch
 from tacit.guards.reads import READ_KEYS, READ_TOOLS, read_hit
 from tacit.guards.values import option_fires
-from tacit.guards.shell import DYN, Invocation, Write, display, patch_paths, program_name, scan, skip_options
+from tacit.guards.shell import (DYN, MAX_CHARS, Invocation, Write, display, patch_paths, program_name, scan,
+                                skip_options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class Call:
     exists: Any = None  # path -> bool, when the caller may look (for "existing files" guards)
     upstream: str | None = None  # the remote a push naming none goes to from ``branch``, when the caller knows it
     reads: tuple[Write, ...] = ()  # the files a read tool reads, and a command line's ``<`` redirections
+    cut: bool = False  # part of the call was too long to read (``Scan.cut``): no guard could see it
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +70,7 @@ _EDIT_TOOLS = frozenset(("edit", "write", "multiedit", "notebookedit", "write_fi
 _PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
 _PATCH_KEYS = ("input", "patch", "command", "content")
 _WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")
+_PATCH_TOOLS = frozenset(("patch", "apply_patch"))  # a whole patch in one argument, its files inside it
 _CREATING_TOOLS = frozenset(("write", "write_file"))  # create or overwrite: whether the file exists is not said
 
 
@@ -100,7 +103,7 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
             found = scan(command, cwd, home=home)
             upstream = upstream if isinstance(upstream, str) and upstream else None
             return Call(name, cwd, found.invocations, found.writes, root, branch, remotes, exists=exists,
-                        upstream=upstream, reads=found.reads)
+                        upstream=upstream, reads=found.reads, cut=found.cut)
         if low in READ_TOOLS:
             words = [v for k in READ_KEYS if isinstance(v := args.get(k), str) and v]
             reads = tuple(Write(p, ()) for p in (_resolve(cwd, w, home) for w in words) if p is not None)
@@ -113,7 +116,9 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
             created = words if low in _CREATING_TOOLS else [
                 w for k in _PATCH_KEYS for w in patch_paths(args.get(k), new_only=True)]
             made = frozenset(p for p in (_resolve(cwd, w, home) for w in created) if p is not None)
-            return Call(name, cwd, (), tuple(writes), root, branch, remotes, made, exists)
+            cut = low in _PATCH_TOOLS and any(isinstance(v := args.get(k), str) and len(v) > MAX_CHARS
+                                              for k in _PATCH_KEYS)  # a patch's later files unread
+            return Call(name, cwd, (), tuple(writes), root, branch, remotes, made, exists, cut=cut)
     except (TypeError, ValueError, AttributeError):  # a host sent something strange
         pass
     return Call(name, cwd, (), (), root, branch, remotes)

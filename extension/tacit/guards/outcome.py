@@ -21,7 +21,8 @@ MAX_REPLY_CHARS = 200
 def tool_call_args(tool_input: Any) -> dict:
     """A ``tool_call``'s arguments for the guards: string keys, strings kept
     up to ``GUARD_ARG_CHARS``, nested values kept. Anything but a dict → {}."""
-    return clip_tool_args(tool_input, keep_nested=True, limit=GUARD_ARG_CHARS, mark="")
+    # one character over: the scan knows the call was longer than it reads (``Scan.cut``)
+    return clip_tool_args(tool_input, keep_nested=True, limit=GUARD_ARG_CHARS + 1, mark="")
 
 
 def call_key(name: Any, args: Any) -> str:

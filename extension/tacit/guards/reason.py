@@ -6,6 +6,7 @@ reads as a question, "deny" as a stop (docs/guards.md, "The reason").
 from __future__ import annotations
 
 from tacit.guards.match import Hit
+from tacit.guards.shell import COMMANDS, MAX_CHARS
 
 MAX_BECAUSE = 200
 
@@ -41,3 +42,12 @@ def reason(hit: Hit, *, date: str | None = None, guard_id=None, by_user: bool = 
         stop = "" if not tail and because[-1:] in ".!?" else "."
         return f'tacit: {what} goes against {whose} "{because}"{tail}{stop} Run it anyway? ({said}{lift})'
     return f'tacit: stopped {what}, {whose}: "{because}"{tail} ({said}{lift})'
+
+
+def unread_reason(action: str) -> str:
+    """Why a call the guards could not read whole (``Call.cut``) is stopped: asked, or denied and split."""
+    said = (f"tacit: this call is too long for tacit to check whole against this project's guards (it reads "
+            f"{MAX_CHARS:,} characters and {COMMANDS:,} commands of one call)")
+    if action == "ask":
+        return said + "; look at all of it before it runs. Run it anyway?"
+    return said + "; split it into shorter calls (long data: write it with a file tool, then run the rest)."

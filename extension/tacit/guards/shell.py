@@ -45,11 +45,15 @@ class Write:
     redirect: str = ""  # "> .env": the redirection that writes it, for the reason (not part of argv)
 
 
+COMMANDS = 2000  # simple commands a scan reads of one call
+
+
 @dataclass(frozen=True, slots=True)
 class Scan:
     invocations: tuple[Invocation, ...]
     writes: tuple[Write, ...]
     reads: tuple[Write, ...] = ()  # files read through a ``<`` redirection
+    cut: bool = False  # part of it was not read: past MAX_CHARS, the simple-command budget or MAX_DEPTH
 
 
 @dataclass(slots=True)
@@ -58,12 +62,15 @@ class _Walk:
     invocations: list = field(default_factory=list)
     writes: list = field(default_factory=list)
     reads: list = field(default_factory=list)
-    budget: int = 2000  # simple commands per scan: bounds eval/bash -c loops
+    budget: int = COMMANDS  # simple commands per scan: bounds eval/bash -c loops
     upstream: tuple = ()  # the programs of the pipeline so far
+    cut: bool = False  # something was left unread
 
     def script(self, text: str, cwd: str | None, exact: bool, via: tuple, depth: int) -> None:
         if depth > MAX_DEPTH or not text:
+            self.cut = self.cut or bool(text)
             return
+        self.cut = self.cut or len(text) > MAX_CHARS
         self.sequence(_simples(_Lexer(text[:MAX_CHARS], depth).tokens()), cwd, exact, via, depth)
 
     def sequence(self, items: list, cwd: str | None, exact: bool, via: tuple, depth: int) -> None:
@@ -78,6 +85,7 @@ class _Walk:
             else:
                 self.budget -= 1
                 if self.budget < 0:
+                    self.cut = True
                     return
                 prior = self.upstream
                 for toks in item.nested:
@@ -156,12 +164,14 @@ def scan(command, cwd: str | None = None, *, home: str | None = None) -> Scan:
     cwd = posixpath.normpath(cwd) if isinstance(cwd, str) and cwd.startswith("/") else None
     try:
         if isinstance(command, str):
+            walk.cut = len(command) > MAX_CHARS
             walk.script(_clean(command), cwd, True, (), 0)
         elif isinstance(command, (list, tuple)) and all(isinstance(w, str) for w in command):
+            walk.cut = len(command) > 4096 or any(len(w) > MAX_CHARS for w in command[:4096])
             walk.argv(tuple(_clean(w) for w in command[:4096]), [], cwd, True, (), 0)
     except RecursionError:  # pragma: no cover - depth is bounded; belt and braces
-        pass
-    return Scan(tuple(walk.invocations), tuple(walk.writes), tuple(walk.reads))
+        walk.cut = True
+    return Scan(tuple(walk.invocations), tuple(walk.writes), tuple(walk.reads), walk.cut)
 
 
 _PATCH_FILE = re.compile(r"^\*\*\* (?:(Update|Add|Delete) File|Move to): (.+?)\s*$", re.MULTILINE)

@@ -21,6 +21,10 @@ CONTEXT_KINDS = ("before_agent_start",)
 _UNAPPLIED = threading.local()
 NOTICE = ("tacit cannot use its data folder right now ({what}). Your memory is shown from its files, read "
           "only; nothing from this session is kept until this is fixed. Run `tacit doctor` for details.")
+MIDWAY = ("tacit cannot use its data folder right now ({what}): what you say from here on is not kept until "
+          "this is fixed. Run `tacit doctor` for details.")
+_TOLD: dict[str, None] = {}  # sessions a long-lived engine told MIDWAY (bounded, oldest first out)
+TOLD_MAX = 1000
 
 
 def excluded(engine, event, result_type: type[Result]) -> Result:
@@ -49,6 +53,8 @@ def answer(engine, event, result_type: type[Result], exc: BaseException) -> Resu
         except Exception as again:  # noqa: BLE001
             log_exception(engine.cfg, "guard check without the ledger", again)
             return result
+    if event.kind == "message_end" and getattr(event, "role", "") == "user":
+        return _told_midway(engine, event, result, exc)
     if event.kind not in CONTEXT_KINDS or not isinstance(result, ContextResult):
         return result
     try:
@@ -66,6 +72,19 @@ def answer(engine, event, result_type: type[Result], exc: BaseException) -> Resu
     except Exception as again:  # noqa: BLE001 — the fallback must not break the host either
         log_exception(engine.cfg, "degraded answer", again)
         return result_type()
+
+
+def _told_midway(engine, event, result: Result, exc: BaseException) -> Result:
+    """A user's message the disk could not keep (it filled or turned read-only mid-session): said once
+    per session by a long-lived engine (the service; a one-shot hook's session start said it already)."""
+    what, kind = describe_failure(exc)
+    if kind != "storage" or engine.background != "thread" or event.session_id in _TOLD:
+        return result
+    _TOLD[event.session_id] = None
+    while len(_TOLD) > TOLD_MAX:
+        del _TOLD[next(iter(_TOLD))]
+    result.notices.append(MIDWAY.format(what=what))
+    return result
 
 
 def take_unapplied() -> bool:

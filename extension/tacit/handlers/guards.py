@@ -19,6 +19,7 @@ from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
+from tacit.guards.reason import unread_reason
 from tacit.handlers import guards_offline
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
 from tacit.projects import common_dir, kept, project_for, read_gitdir_file
@@ -138,10 +139,11 @@ class GuardChecker:
             out.append((files, [signature(os.path.join(project.root, rel)) for rel in files]))
         return tuple(out)
 
-    def hits(self, compiled: Compiled, event, cwd: str | None) -> list:
+    def hits(self, compiled: Compiled, event, cwd: str | None) -> tuple:
+        """(the call as the guards see it, the guards it breaks)."""
         call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, home=self.home,
                               exists=os.path.lexists, **git_facts(compiled.root))
-        return compiled.guards.check(call)
+        return call, compiled.guards.check(call)
 
     def on_start(self, event, ctx):
         """One line, once per session: how many rules are enforced, from where."""
@@ -176,9 +178,9 @@ class GuardChecker:
             return guards_offline.check(self.cfg, event)
         if not compiled.guards.guards:
             return None
-        hits = self.hits(compiled, event, cwd)
+        call, hits = self.hits(compiled, event, cwd)
         if not hits:
-            return None
+            return unread_stop(call, ctx.host)  # never let through what no guard could read
         passes = [p for p in state.marks.get("guards.pass") or () if p.get("turn") == state.user_turns]
         allowed = {p.get("id") for p in passes}
         hits = [h for h in hits if h.guard.id not in allowed]
@@ -229,7 +231,7 @@ class GuardChecker:
         compiled = self.compiled(ctx.ledger, project)
         if not compiled.guards.guards:
             return None
-        for hit in self.hits(compiled, event, cwd):
+        for hit in self.hits(compiled, event, cwd)[1]:
             record = compiled.records.get(hit.guard.id)
             if record is not None and record.lesson_at <= event.ts:
                 # the lesson was saved, then broken again by a call nothing checked
@@ -409,3 +411,13 @@ def git_facts(root: str | None) -> dict:
     """The ``branch``, ``remotes`` and ``upstream`` of the checkout at ``root``, as ``normalize_call`` takes them."""
     branch, remotes = current_branch(root), git_remotes(root)
     return {"branch": branch, "remotes": remotes, "upstream": push_default(root, branch) if remotes else None}
+
+
+def unread_stop(call, host, note: str = "") -> ToolCallResult | None:
+    """A call too long for the guards to read whole (``Call.cut``), where guards apply: asked where the
+    host can ask, else stopped with how to split it; None for a call read whole."""
+    if not call.cut:
+        return None
+    ask = can_ask(host)
+    return ToolCallResult(block=not ask, ask=ask,
+                          reason="\n".join(filter(None, [unread_reason("ask" if ask else "deny"), note])))

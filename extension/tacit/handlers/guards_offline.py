@@ -25,7 +25,7 @@ def check(cfg, event) -> ToolCallResult:
     """``event`` (a ``tool_call``) against the guards kept in files: a stop, or nothing."""
     if not cfg.settings.get("guards_enabled", True):
         return ToolCallResult()
-    from tacit.handlers.guards import git_facts  # (it imports the stores this module needs too)
+    from tacit.handlers.guards import git_facts, unread_stop  # (it imports the stores this module needs too)
 
     home = cfg.env.get("HOME")
     project = project_for(event.cwd, home=home)
@@ -37,7 +37,7 @@ def check(cfg, event) -> ToolCallResult:
                           **git_facts(root))
     hits = GuardSet(guards, home=home).check(call)
     if not hits:
-        return ToolCallResult()
+        return unread_stop(call, event.host, NOTE) or ToolCallResult()
     ask = all(h.guard.action == "ask" for h in hits) and can_ask(event.host)
     action = "ask" if ask else "deny"
     lines = [reason(hit, by_user=hit.guard.source == "added with tacit guard add", action=action) for hit in hits]

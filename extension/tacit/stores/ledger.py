@@ -14,8 +14,8 @@ import threading
 import time
 from contextlib import suppress
 
-from tacit.failures import LedgerUnavailable
-from tacit.fsutil import free_name, lock_for
+from tacit.failures import STORAGE, LedgerUnavailable
+from tacit.fsutil import free_name, lock_for, write_fault
 from tacit.log import log
 from tacit.stores.schema import MIGRATIONS, split_statements
 
@@ -72,6 +72,12 @@ def dicts(cursor) -> list[dict]:
     """The rows of ``cursor``, each a dict by column name (``AS`` names a column as a caller wants it)."""
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor]
+
+
+def _is_busy(exc: BaseException) -> bool:
+    """Locked by another connection: nothing wrong with the disk."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(exc).lower()
 
 
 def is_corruption(exc: BaseException) -> bool:
@@ -252,6 +258,13 @@ class Ledger:
         return self._unavailable(where, exc)
 
     def _unavailable(self, where: str, exc: BaseException) -> LedgerUnavailable:
+        """``exc`` as unavailable; SQLite's "disk I/O error" or "unable to open" said as the disk's own
+        fault (read-only, full …) when a write beside the file shows one."""
+        fault = None
+        if isinstance(exc, sqlite3.Error) and not is_corruption(exc) and not _is_busy(exc):
+            fault = write_fault(os.path.dirname(self.path) or ".", self.path)
+        if fault is not None and fault.errno in STORAGE:
+            return LedgerUnavailable(f"ledger {where}: {STORAGE[fault.errno][0]}", storage=fault)
         return LedgerUnavailable(f"ledger {where}: {type(exc).__name__}: {exc}")
 
     def check(self) -> tuple[str, dict]:
