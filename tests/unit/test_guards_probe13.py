@@ -35,6 +35,10 @@ LINES = [
     ("- **Zod is the single source of truth** for config; JSON schemas in `schemas/` are generated from it — never "
      "hand-edit generated schema files.\n", ["E:schemas/configuration-schema-0.json"], ["E:src/codegen/types.ts"]),
     ("Files in `dist/` are generated; never edit generated files.\n", ["E:dist/index.js"], ["E:src/index.ts"]),
+    # secmon-lab/warren CLAUDE.md: a purpose said of the command, then the alternative for it
+    ("**NEVER run `go build` to verify code.** Use `go vet ./...` instead to check for compile errors.\n",
+     ["go build ./...", "go build -o bin/warren ."], ["go vet ./..."]),
+    ("- Never run `npm install` to add a package; use `pnpm add` instead.\n", ["npm install zod"], ["pnpm add zod"]),
 ]
 
 
@@ -47,7 +51,7 @@ def test_probe_line_derives_what_it_says(text, stops, allows):
 
 
 # what none of these readings may take: a condition the matcher cannot see, a swap-less "when", an exception,
-# a bare program or a flag in the parentheses, things made elsewhere than the folder named
+# a bare program or a flag in the parentheses, things made elsewhere than the folder named, a purpose alone
 LEFT = [
     "- Use `pnpm`, not `npm`, when running in CI.\n",
     "- Use `pnpm`, not `npm`, when `pnpm-lock.yaml` exists.\n",
@@ -56,6 +60,9 @@ LEFT = [
     "- Never run risky commands (`rm`).\n",
     "- Never use git commands (`--force`).\n",
     "- Code in `src/` is compiled to `dist/` — never edit compiled code.\n",
+    "- NEVER run `go build` to verify code.\n",  # a purpose with no alternative narrows the rule to a case
+    "- Don't use `cat` to read files.\n",
+    "- Never run `make deploy` to test the pipeline. Use `make deploy-staging` instead, if you must.\n",
 ]
 
 

@@ -7,7 +7,11 @@ items, spans)`` returns " such as <items>" (rewriting ``spans`` where an item ga
 
 The act a tool swap is about: "always use `bun`, never `npm`, when running scripts" · "use `uv`, not `pip`, when
 installing packages": running scripts is what both tools do, no condition the matcher cannot see.
-``without_activity(sentence)`` drops that tail from a protected sentence. Pure but for the rewrite of ``spans``.
+``without_activity(sentence)`` drops that tail from a protected sentence.
+
+A purpose said of a command that an alternative for it follows: "never run `go build` to verify code. Use `go vet`
+instead" is `go build` refused, as "never run `go build`; use `go vet` instead" is. ``without_purpose(text)`` drops
+such a purpose from protected text. Pure but for the rewrite of ``spans``.
 """
 
 from __future__ import annotations
@@ -60,3 +64,17 @@ def without_activity(sentence: str) -> str:
     """``sentence`` without the act a tool swap in it is about (the swap before it, in the same sentence)."""
     m = _ACTIVITY.search(sentence)
     return sentence[:m.start()] + sentence[m.end():] if m and _SWAP.search(sentence[:m.start()]) else sentence
+
+
+# "never run `go build` to verify code": the command, then what it would be run for
+_FOR_PURPOSE = lazy(r"(?P<rule>\b(?:never|don'?t|do not)\s+(?:run|use|call|execute|invoke)\s+\x00\d+\x00)\s+to\s+"
+                    r"(?!(?:the|a|an|any|your|our|this|that|it|them)\b)[a-z][a-z-]*(?:\s+[a-z][\w/-]*){0,5}"
+                    r"(?=\s*(?:[.!;,]|$))", re.I)
+# ". Use `go vet ./...` instead" · "; instead, run `x`": an alternative said right after it
+_ALTERNATIVE = lazy(r"[\s.!;,]*(?:(?:always|just|please)\s+)?(?:use|run|call)\s+\x00\d+\x00(?:\s+\S+){0,2}?\s+instead\b|"
+                    r"[\s.!;,]*instead\s*,?\s+(?:use|run|call)\s+\x00\d+\x00", re.I)
+
+
+def without_purpose(text: str) -> str:
+    """``text`` without the purpose of a refused command that an alternative follows."""
+    return _FOR_PURPOSE.sub(lambda m: m.group("rule") if _ALTERNATIVE.match(m.string, m.end()) else m.group(0), text)

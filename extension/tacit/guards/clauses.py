@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
-from tacit.guards.act_words import kind_named, without_activity
+from tacit.guards.act_words import kind_named, without_activity, without_purpose
 from tacit.guards.quoting import as_extension, as_quoted
 from tacit.guards.reason_words import (_HARM, _LETS, _MAY_HARM, CONSEQUENT_REASON, LETS_IT, REASON_HEAD, REASON_SPLIT,
                                        without_harm)
@@ -336,7 +336,7 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
     protected = _TRAILER_COLON.sub(r"\1", protected)
     protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)
     # not a sentence's end; "etc." before a capital word is one ("… pyright etc. This is because …")
-    protected = _ABBREVIATION.sub(r"\1", protected)
+    protected = without_purpose(_ABBREVIATION.sub(r"\1", protected))
     out = []
     for sentence in _SENTENCE_SPLIT.split(protected):
         sentence = sentence.strip()
