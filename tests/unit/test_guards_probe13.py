@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from test_guard_corpus import HELD_OUT, PERMISSIVE, check_call, load
+from test_guard_corpus import HELD_OUT, check_row, load
 from test_guards_sweep7 import _line, _stops
 
 PROBE = Path(__file__).resolve().parents[1] / "data" / "guard_probe_rules13.jsonl"
@@ -85,13 +85,8 @@ def probe() -> list[dict]:
 def test_probe_rows_have_the_corpus_schema(probe):
     assert len({row["id"] for row in probe}) == len(probe)
     for row in probe:
-        assert set(row) == PROBE_KEYS, row["id"]
-        assert len(row["commit"]) == 40 and int(row["commit"], 16) >= 0, row["id"]
-        assert row["license"] in PERMISSIVE, row["id"]
+        check_row(row, PROBE_KEYS)
         assert row["probe"] in ("A", "B") and row["id"].startswith(f"P13{row['probe']}"), row["id"]
-        assert row["text"].strip() and "\n" not in row["text"], row["id"]
-        for entry in row["violations"] + row["fine"]:
-            check_call(entry)
         if row["has_shape"] and not row["exception"]:
             assert row["violations"], row["id"]
 
