@@ -54,18 +54,23 @@ def check_call(entry: dict) -> None:
         assert isinstance(entry["branch"], str) and entry["branch"], entry
 
 
+def check_row(row: dict, keys: set) -> None:
+    """The fields every labelled rule line has, here and in a probe file (guard_probe_*.jsonl)."""
+    assert set(row) == keys, row["id"]
+    assert len(row["commit"]) == 40 and int(row["commit"], 16) >= 0, row["id"]
+    assert row["license"] in PERMISSIVE, row["id"]
+    assert isinstance(row["line"], int) and row["line"] > 0, row["id"]
+    assert row["text"].strip() and "\n" not in row["text"], row["id"]
+    assert isinstance(row["has_shape"], bool) and isinstance(row["exception"], bool), row["id"]
+    for entry in row["violations"] + row["fine"]:
+        check_call(entry)
+
+
 def test_rules_have_the_schema(rules):
     assert len({row["id"] for row in rules}) == len(rules)
     for row in rules:
-        assert set(row) == RULE_KEYS, row["id"]
-        assert len(row["commit"]) == 40 and int(row["commit"], 16) >= 0, row["id"]
-        assert row["license"] in PERMISSIVE, row["id"]
-        assert isinstance(row["line"], int) and row["line"] > 0, row["id"]
-        assert row["text"].strip() and "\n" not in row["text"], row["id"]
-        assert isinstance(row["has_shape"], bool) and isinstance(row["exception"], bool), row["id"]
+        check_row(row, RULE_KEYS)
         assert row["split"] in ("tune", "check"), row["id"]
-        for entry in row["violations"] + row["fine"]:
-            check_call(entry)
         if row["has_shape"]:
             assert row["violations"], f"{row['id']}: a shape rule needs violations"
         else:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
+from tacit.guards.act_words import kind_named, without_activity, without_purpose
 from tacit.guards.quoting import as_extension, as_quoted
 from tacit.guards.reason_words import (_HARM, _LETS, _MAY_HARM, CONSEQUENT_REASON, LETS_IT, REASON_HEAD, REASON_SPLIT,
                                        without_harm)
@@ -180,10 +181,10 @@ def _named(m, spans: list) -> str:
         return " such as " + items
     items = [spans[int(i)] for i in re.findall(r"\x00(\d+)\x00", m.group("items"))]
     if len(items) == 1 and " " in items[0].strip("` ") and not items[0].startswith("`-"):
-        return " with " + m.group("items")  # a command line, not a flag or a word
+        return kind_named(m.string[:m.start()], m.group("items"), spans) or " with " + m.group("items")
     if len(items) > 1 and all(" " in i.strip("` ") and i.strip("` ").split()[0].lower() in _KNOWN_PROGRAMS for i in items):
         return " such as " + m.group("items")  # "never discard changes (`git checkout -- .`, `git reset --hard`)"
-    return m.group(0)
+    return kind_named(m.string[:m.start()], m.group("items"), spans) or m.group(0)  # "deletions (`rm -rf`)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +336,7 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
     protected = _TRAILER_COLON.sub(r"\1", protected)
     protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)
     # not a sentence's end; "etc." before a capital word is one ("… pyright etc. This is because …")
-    protected = _ABBREVIATION.sub(r"\1", protected)
+    protected = without_purpose(_ABBREVIATION.sub(r"\1", protected))
     out = []
     for sentence in _SENTENCE_SPLIT.split(protected):
         sentence = sentence.strip()
@@ -361,7 +362,7 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
         # "never `--no-verify`": a flag said with no verb is a flag used
         sentence = _BARE_FLAG.sub(lambda m: m.group(1) + (" use " if spans[int(m.group(2))].startswith("`-") else " "), sentence)
-        sentence = _NOTABLY.sub(" such as ", sentence)  # "generated files — notably `a` and `b/`": the examples
+        sentence = without_activity(_NOTABLY.sub(" such as ", sentence))  # "… notably `a` and `b/`": the examples
         asides = []
         for aside in _ASIDE.findall(sentence):  # "(auto-generated, don't edit)": its parts too
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in REASON_SPLIT.split(part) if p]

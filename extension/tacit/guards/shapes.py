@@ -80,7 +80,9 @@ _MADE = r"(?:generated|built|compiled|downloaded|vendored|bundled)"
 _DESCRIBED_EDIT = lazy(rf"(?:{_DONT}|never)\s+{_PATH_VERB}\s+(?:the\s+|any\s+)?{_MADE}(?:\s+[\w-]+){{1,2}}"
                        rf"(?:\s+(?:or|and)\s+(?:the\s+|any\s+)?{_MADE}(?:\s+[\w-]+){{1,2}})?"
                        r"(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
-_LIVE_IN = lazy(r"\b(?:live|lives|go|goes|sit|sits|are kept|is kept|are stored|is stored)\s+(?:in|under|inside)\s+(`[^`]+/`)", re.I)
+# … or "JSON schemas in `schemas/` are generated from it": the folder the things made are said to be in
+_LIVE_IN = lazy(r"\b(?:(?:live|lives|go|goes|sit|sits|are kept|is kept|are stored|is stored)\s+(?:in|under|inside)\s+|"
+                r"(?:in|under|inside)\s+(?=`[^`]+/`\s+(?:is|are)\s+(?:auto-?)?(?:generated|built|compiled)\b))(`[^`]+/`)", re.I)
 
 
 # a list item's bare lower-case name, then a dash or colon and what it holds: a folder of the repository
