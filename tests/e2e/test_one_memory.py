@@ -8,7 +8,9 @@ for Claude Code, pi and Hermes Agent, all against the scripted model server:
 3. saved under Claude Code in A → pi and Hermes sessions in A see it; saved
    by Hermes's own memory tool → a Claude Code session sees it;
 4. a committed ``<repo>/.tacit/MEMORY.md`` entry reaches the context; one
-   holding an injection does not, and the user is told.
+   holding an injection does not, and the user is told;
+5. what ``/memory-forget`` in pi forgot is not saved again by Hermes's own ``memory`` tool (it
+   was: the tool writes the shared file itself, past tacit's forget).
 """
 
 from __future__ import annotations
@@ -171,3 +173,23 @@ def test_team_memory_committed_in_the_repository(claude, repos):
     told = [json.loads(json.loads(line)["output"]).get("systemMessage", "") for line in proc.stdout.splitlines()
             if '"hook_response"' in line and "systemMessage" in line]
     assert any("out of the agent's context" in m for m in told), told
+
+
+def test_what_pi_forgot_is_not_saved_again_by_hermes_own_memory_tool(repos, run_pi, run_hermes, stub, tmp_path,
+                                                                     hermes_python_with_tacit):  # noqa: F811
+    a = repos[0]
+    env = {"TACIT_HOME": str(tmp_path / "tacit-home")}
+    th = TacitInHermes(run_hermes, hermes_python_with_tacit)
+    assert th.tacit_json("install", "hermes", env_extra=env)["success"]
+    lesson = "This project uses pnpm, never npm."
+    assert th.tacit_json("memory", "add", "--scope", "global", lesson, env_extra=env)["success"]
+    proc = run_pi.prompt("/memory-forget pnpm", extensions=[EXTENSION], env_extra=env, cwd=a)
+    assert "Forgot \"pnpm\": removed 1 from global memory" in proc.stdout + proc.stderr, proc.stderr[-2000:]
+    stub.set_script([{"match": "^save the pnpm rule$", "times": 1, "tool_calls": [
+        {"name": "memory", "input": {"action": "add", "target": "memory", "content": lesson}}]}], default="OK")
+    n = len(stub.model_requests())
+    proc = run_hermes.oneshot("save the pnpm rule", env_extra=env, cwd=a)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert lesson not in th.read("MEMORY.md")
+    [result] = [m for r in stub.model_requests()[n:] for m in r["body"]["messages"] if m["role"] == "tool"][-1:]
+    assert "Not saved: the user asked on" in message_text(result["content"]), result

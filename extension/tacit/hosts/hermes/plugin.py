@@ -11,6 +11,7 @@ import sys
 import threading
 
 from tacit import slash
+from tacit.app import Actor
 from tacit.config import live_env, load_config
 from tacit.events import (
     BeforeAgentStart,
@@ -37,6 +38,7 @@ from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.projects import project_for
 from tacit.search import tool as search_tool
+from tacit.stores import tombstones
 
 HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
@@ -281,6 +283,9 @@ class HermesAdapter:
         the memory tool's over-limit refusal of an ``add``."""
         if tool_name != "memory":
             return next_call(args)
+        refused = self._forgotten(args, kwargs.get("session_id"))
+        if refused:  # the tool writes the shared file itself: what the user forgot is refused here
+            return json.dumps({"success": False, "error": refused}, ensure_ascii=False)
         result = next_call(args)  # the tool's own exceptions are Hermes's business
         try:
             replaced = self._defer_overflow(args, result, kwargs.get("session_id"))
@@ -288,6 +293,18 @@ class HermesAdapter:
             log_exception(self.cfg, "hermes memory middleware", exc)
             return result
         return result if replaced is None else replaced
+
+    def _forgotten(self, args, session_id) -> str | None:
+        """Why this ``memory`` call may not save (the user asked to forget what it says), else None."""
+        agent = Actor(kind="agent", name="memory tool", host=HOST, session_id=str(session_id or ""))
+        try:
+            for text in saved_texts(args):
+                why = tombstones.check_save(self.cfg, text, agent)
+                if why:
+                    return why
+        except Exception as exc:  # noqa: BLE001 — the tool runs as Hermes would run it
+            log_exception(self.cfg, "hermes memory middleware: forgotten", exc)
+        return None
 
     def _defer_overflow(self, args, result, session_id) -> str | None:
         hit = overflow.overflowed_add(args, result)
@@ -320,6 +337,15 @@ class HermesAdapter:
 
         handler.__name__ = f"tacit_{name.replace('-', '_')}"
         return handler
+
+
+def saved_texts(args) -> list[str]:
+    """The texts a ``memory`` call adds or writes as a replacement (a batch's too)."""
+    if not isinstance(args, dict):
+        return []
+    ops = args.get("operations") if isinstance(args.get("operations"), list) else [args]
+    return [op["content"] for op in ops if isinstance(op, dict) and op.get("action") in ("add", "replace")
+            and isinstance(op.get("content"), str) and op["content"].strip()]
 
 
 def message_text(value) -> str:
