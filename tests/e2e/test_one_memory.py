@@ -10,7 +10,9 @@ for Claude Code, pi and Hermes Agent, all against the scripted model server:
 4. a committed ``<repo>/.tacit/MEMORY.md`` entry reaches the context; one
    holding an injection does not, and the user is told;
 5. what ``/memory-forget`` in pi forgot is not saved again by Hermes's own ``memory`` tool (it
-   was: the tool writes the shared file itself, past tacit's forget).
+   was: the tool writes the shared file itself, past tacit's forget);
+6. a skill the Hermes agent makes with its own ``skill_manage`` is in the next Claude Code
+   session's skill index (it stayed in Hermes's own skills folder, which no other host reads).
 """
 
 from __future__ import annotations
@@ -193,3 +195,20 @@ def test_what_pi_forgot_is_not_saved_again_by_hermes_own_memory_tool(repos, run_
     assert lesson not in th.read("MEMORY.md")
     [result] = [m for r in stub.model_requests()[n:] for m in r["body"]["messages"] if m["role"] == "tool"][-1:]
     assert "Not saved: the user asked on" in message_text(result["content"]), result
+
+
+def test_a_skill_made_with_hermes_skill_manage_is_indexed_in_claude_code(claude, repos, run_hermes,
+                                                                         hermes_python_with_tacit):  # noqa: F811
+    tc, (a, _worktree, _b) = claude, repos
+    env = {"TACIT_HOME": str(tc.home)}
+    th = TacitInHermes(run_hermes, hermes_python_with_tacit)
+    assert th.tacit_json("install", "hermes", env_extra=env)["success"]
+    skill = ("---\nname: deploy-blog\ndescription: HERMES-SKILL deploy the blog to staging\n---\n\n"
+             "## Procedure\n1. make deploy\n")
+    tc.stub.set_script([{"match": "^save the deploy steps$", "times": 1, "tool_calls": [
+        {"name": "skill_manage", "input": {"action": "create", "name": "deploy-blog", "content": skill}}]}],
+        default="OK")
+    proc = run_hermes.oneshot("save the deploy steps", env_extra=env, cwd=a)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tc.cfg().skills_dir / "deploy-blog" / "SKILL.md").exists()  # tacit's global skills
+    assert "deploy-blog: HERMES-SKILL deploy the blog to staging" in claude_context(tc, a)

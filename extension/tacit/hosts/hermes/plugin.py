@@ -279,8 +279,10 @@ class HermesAdapter:
             return json.dumps({"success": False, "error": "tacit could not search past sessions"})
 
     def memory_middleware(self, tool_name=None, args=None, next_call=None, **kwargs):
-        """Hermes ``tool_execution`` middleware: runs the tool; replaces only
-        the memory tool's over-limit refusal of an ``add``."""
+        """Hermes ``tool_execution`` middleware: runs the tool; refuses a ``memory`` save of what the user
+        forgot, replaces its over-limit refusal of an ``add``; files a new skill where every host reads it."""
+        if tool_name == "skill_manage":
+            return next_call(self._shared_skill(args))
         if tool_name != "memory":
             return next_call(args)
         refused = self._forgotten(args, kwargs.get("session_id"))
@@ -305,6 +307,18 @@ class HermesAdapter:
         except Exception as exc:  # noqa: BLE001 — the tool runs as Hermes would run it
             log_exception(self.cfg, "hermes memory middleware: forgotten", exc)
         return None
+
+    def _shared_skill(self, args):
+        """A ``skill_manage`` create with no category goes to ``skills/tacit``: tacit's global skills."""
+        try:
+            if not (isinstance(args, dict) and args.get("action") == "create" and not args.get("category")):
+                return args
+            link = shared_memory.skills_link(hermes_home_of(self.cfg))
+            if link.is_symlink() and os.path.realpath(link) == os.path.realpath(self.cfg.skills_dir):
+                return {**args, "category": link.name}
+        except Exception as exc:  # noqa: BLE001 — the tool runs as Hermes would run it
+            log_exception(self.cfg, "hermes skill middleware", exc)
+        return args
 
     def _defer_overflow(self, args, result, session_id) -> str | None:
         hit = overflow.overflowed_add(args, result)
