@@ -7,7 +7,8 @@
    rollout file; a Claude Code session's search finds that exchange.
 3. pi: a first session (persisted by pi itself), then a second whose model
    calls tacit's ``search_sessions`` tool and receives the first exchange.
-4. Hermes: the same, the first session read from Hermes's own ``state.db``.
+4. Hermes: the same, the first session read from Hermes's own ``state.db``; ``tacit search``
+   names the two sessions apart (it named both by their first 8 characters, the day they began).
 """
 
 from __future__ import annotations
@@ -143,3 +144,7 @@ def test_hermes_calls_the_search_tool_and_gets_the_earlier_session(run_hermes, h
     hits = [r for r in payload["results"] if r["text"].startswith("User: the nightly backup job failed")]
     assert len(hits) == 1 and hits[0]["host"] == "hermes"
     assert hits[0]["text"].endswith("I added it in infra/backup.tf.")
+    printed = th.tacit("search", "nightly backup").stdout
+    labels = [line.split("  session ")[1].split(",")[0] for line in printed.splitlines() if "  hermes  " in line]
+    assert len(labels) == 2 and len(set(labels)) == 2, printed  # Hermes's ids begin with the date: shown whole
+    assert hits[0]["session_id"] in labels
