@@ -12,7 +12,10 @@ for Claude Code, pi and Hermes Agent, all against the scripted model server:
 5. what ``/memory-forget`` in pi forgot is not saved again by Hermes's own ``memory`` tool (it
    was: the tool writes the shared file itself, past tacit's forget);
 6. a skill the Hermes agent makes with its own ``skill_manage`` is in the next Claude Code
-   session's skill index (it stayed in Hermes's own skills folder, which no other host reads).
+   session's skill index (it stayed in Hermes's own skills folder, which no other host reads);
+7. a Hermes agent told (in tacit's context) how to save to this project's memory does so with its
+   ``memory`` tool: the lesson is A's, in Claude Code in A, not in B (Hermes's tool could only write
+   the global notes: a lesson about A reached every repository, and its guard stopped npm in all).
 """
 
 from __future__ import annotations
@@ -212,3 +215,23 @@ def test_a_skill_made_with_hermes_skill_manage_is_indexed_in_claude_code(claude,
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert (tc.cfg().skills_dir / "deploy-blog" / "SKILL.md").exists()  # tacit's global skills
     assert "deploy-blog: HERMES-SKILL deploy the blog to staging" in claude_context(tc, a)
+
+
+def test_a_lesson_hermes_saves_for_this_repository_is_its_memory_not_every_repository(
+        claude, repos, run_hermes, hermes_python_with_tacit):  # noqa: F811
+    tc, (a, _worktree, b) = claude, repos
+    env = {"TACIT_HOME": str(tc.home)}
+    th = TacitInHermes(run_hermes, hermes_python_with_tacit)
+    assert th.tacit_json("install", "hermes", env_extra=env)["success"]
+    lesson = "We use pnpm here, never npm."
+    tc.stub.set_script([{"match": "^remember: we use pnpm here, never npm$", "times": 1, "tool_calls": [
+        {"name": "memory", "input": {"action": "add", "target": "memory", "content": f"[shop] {lesson}"}}]}],
+        default="OK")
+    n = len(tc.stub.model_requests())
+    proc = run_hermes.oneshot("remember: we use pnpm here, never npm", env_extra=env, cwd=a)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    first = json.dumps(_first_chat(tc.stub.model_requests()[n:])["body"]["messages"])
+    assert "begin the entry with `[shop] `" in first  # told how, in tacit's context
+    assert lesson not in th.read("MEMORY.md")  # not the global notes every repository reads
+    assert lesson in claude_context(tc, a)
+    assert lesson not in claude_context(tc, b)

@@ -27,6 +27,7 @@ from tacit.events import (
 from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, ToolCallResult, by_priority
 from tacit.hosts.hermes import overflow, shared_memory
+from tacit.hosts.hermes.child import tag_for
 from tacit.hosts.hermes.settings import (
     adapt_config,
     hermes_home_of,
@@ -36,9 +37,11 @@ from tacit.hosts.hermes.settings import (
 )
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
+from tacit.privacy.exclusion import excluded
 from tacit.projects import project_for
 from tacit.search import tool as search_tool
 from tacit.stores import tombstones
+from tacit.stores.memory import MemoryStore
 
 HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
@@ -288,6 +291,9 @@ class HermesAdapter:
         refused = self._forgotten(args, kwargs.get("session_id"))
         if refused:  # the tool writes the shared file itself: what the user forgot is refused here
             return json.dumps({"success": False, "error": refused}, ensure_ascii=False)
+        filed = self._project_entry(args, kwargs.get("session_id"))
+        if filed is not None:  # "[name] …": this project's memory, which Hermes's tool cannot write
+            return json.dumps(filed, ensure_ascii=False)
         result = next_call(args)  # the tool's own exceptions are Hermes's business
         try:
             replaced = self._defer_overflow(args, result, kwargs.get("session_id"))
@@ -307,6 +313,22 @@ class HermesAdapter:
         except Exception as exc:  # noqa: BLE001 — the tool runs as Hermes would run it
             log_exception(self.cfg, "hermes memory middleware: forgotten", exc)
         return None
+
+    def _project_entry(self, args, session_id) -> dict | None:
+        """An ``add`` tagged with this project's name (tacit's context says how), added to its memory."""
+        try:
+            if not (isinstance(args, dict) and args.get("action") == "add" and not args.get("operations")
+                    and args.get("target", "memory") == "memory" and isinstance(args.get("content"), str)):
+                return None
+            project = project_for(os.getcwd(), home=self.cfg.env.get("HOME"))
+            if project is None or not args["content"].startswith(tag_for(project)) \
+                    or excluded(self.cfg, os.getcwd(), str(session_id or "")):
+                return None
+            actor = Actor(kind="agent", name="memory tool", host=HOST, session_id=str(session_id or ""))
+            return MemoryStore(self.cfg, project, actor=actor).add("project", args["content"][len(tag_for(project)):])
+        except Exception as exc:  # noqa: BLE001 — the tool runs as Hermes would run it
+            log_exception(self.cfg, "hermes memory middleware: project entry", exc)
+            return None
 
     def _shared_skill(self, args):
         """A ``skill_manage`` create with no category goes to ``skills/tacit``: tacit's global skills."""
