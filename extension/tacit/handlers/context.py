@@ -29,9 +29,9 @@ earlier sessions (a fix, a command, a decision), call the `search_sessions` tool
 
 # a host whose own memory tool writes only the user profile and the global notes (Hermes)
 GUIDANCE_HOST_TOOL = """## tacit memory
-The project memory above is tacit's, shared with the user's other agents. To save to it, call \
-your `memory` tool with target "memory" and begin the entry with `[{name}] `; tacit files it \
-there. Without that tag an entry goes to the global notes, read in every project."""
+This project's memory is tacit's, shared with the user's other agents. To save to it, call your \
+`memory` tool with target "memory" and begin the entry with `[{name}] `; tacit files it there. \
+Without that tag an entry goes to the global notes, read in every project."""
 
 NOTICE_MARK = "context.left_out_told"  # state.marks: the session was told what was left out
 
