@@ -18,6 +18,12 @@ def clip(text, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def session_label(session_id: str, width: int = 8) -> str:
+    """A session id to print: its head (a UUID's), or all of one whose head is a date (Hermes's
+    ``20261207_200615_ab12cd``: every session of a day has that head), so two are told apart."""
+    return session_id[:40] if session_id[:8].isdigit() else session_id[:width]
+
+
 def printable(text: str) -> str:
     """``text`` without terminal escape sequences and control characters (``\\t``, ``\\n`` and tacit's
     own bold kept), its hidden characters shown (``<U+202E>``)."""

@@ -8,7 +8,14 @@ for Claude Code, pi and Hermes Agent, all against the scripted model server:
 3. saved under Claude Code in A → pi and Hermes sessions in A see it; saved
    by Hermes's own memory tool → a Claude Code session sees it;
 4. a committed ``<repo>/.tacit/MEMORY.md`` entry reaches the context; one
-   holding an injection does not, and the user is told.
+   holding an injection does not, and the user is told;
+5. what ``/memory-forget`` in pi forgot is not saved again by Hermes's own ``memory`` tool (it
+   was: the tool writes the shared file itself, past tacit's forget);
+6. a skill the Hermes agent makes with its own ``skill_manage`` is in the next Claude Code
+   session's skill index (it stayed in Hermes's own skills folder, which no other host reads);
+7. a Hermes agent told (in tacit's context) how to save to this project's memory does so with its
+   ``memory`` tool: the lesson is A's, in Claude Code in A, not in B (Hermes's tool could only write
+   the global notes: a lesson about A reached every repository, and its guard stopped npm in all).
 """
 
 from __future__ import annotations
@@ -171,3 +178,60 @@ def test_team_memory_committed_in_the_repository(claude, repos):
     told = [json.loads(json.loads(line)["output"]).get("systemMessage", "") for line in proc.stdout.splitlines()
             if '"hook_response"' in line and "systemMessage" in line]
     assert any("out of the agent's context" in m for m in told), told
+
+
+def test_what_pi_forgot_is_not_saved_again_by_hermes_own_memory_tool(repos, run_pi, run_hermes, stub, tmp_path,
+                                                                     hermes_python_with_tacit):  # noqa: F811
+    a = repos[0]
+    env = {"TACIT_HOME": str(tmp_path / "tacit-home")}
+    th = TacitInHermes(run_hermes, hermes_python_with_tacit)
+    assert th.tacit_json("install", "hermes", env_extra=env)["success"]
+    lesson = "This project uses pnpm, never npm."
+    assert th.tacit_json("memory", "add", "--scope", "global", lesson, env_extra=env)["success"]
+    proc = run_pi.prompt("/memory-forget pnpm", extensions=[EXTENSION], env_extra=env, cwd=a)
+    assert "Forgot \"pnpm\": removed 1 from global memory" in proc.stdout + proc.stderr, proc.stderr[-2000:]
+    stub.set_script([{"match": "^save the pnpm rule$", "times": 1, "tool_calls": [
+        {"name": "memory", "input": {"action": "add", "target": "memory", "content": lesson}}]}], default="OK")
+    n = len(stub.model_requests())
+    proc = run_hermes.oneshot("save the pnpm rule", env_extra=env, cwd=a)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert lesson not in th.read("MEMORY.md")
+    [result] = [m for r in stub.model_requests()[n:] for m in r["body"]["messages"] if m["role"] == "tool"][-1:]
+    assert "Not saved: the user asked on" in message_text(result["content"]), result
+
+
+def test_a_skill_made_with_hermes_skill_manage_is_indexed_in_claude_code(claude, repos, run_hermes,
+                                                                         hermes_python_with_tacit):  # noqa: F811
+    tc, (a, _worktree, _b) = claude, repos
+    env = {"TACIT_HOME": str(tc.home)}
+    th = TacitInHermes(run_hermes, hermes_python_with_tacit)
+    assert th.tacit_json("install", "hermes", env_extra=env)["success"]
+    skill = ("---\nname: deploy-blog\ndescription: HERMES-SKILL deploy the blog to staging\n---\n\n"
+             "## Procedure\n1. make deploy\n")
+    tc.stub.set_script([{"match": "^save the deploy steps$", "times": 1, "tool_calls": [
+        {"name": "skill_manage", "input": {"action": "create", "name": "deploy-blog", "content": skill}}]}],
+        default="OK")
+    proc = run_hermes.oneshot("save the deploy steps", env_extra=env, cwd=a)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tc.cfg().skills_dir / "deploy-blog" / "SKILL.md").exists()  # tacit's global skills
+    assert "deploy-blog: HERMES-SKILL deploy the blog to staging" in claude_context(tc, a)
+
+
+def test_a_lesson_hermes_saves_for_this_repository_is_its_memory_not_every_repository(
+        claude, repos, run_hermes, hermes_python_with_tacit):  # noqa: F811
+    tc, (a, _worktree, b) = claude, repos
+    env = {"TACIT_HOME": str(tc.home)}
+    th = TacitInHermes(run_hermes, hermes_python_with_tacit)
+    assert th.tacit_json("install", "hermes", env_extra=env)["success"]
+    lesson = "We use pnpm here, never npm."
+    tc.stub.set_script([{"match": "^remember: we use pnpm here, never npm$", "times": 1, "tool_calls": [
+        {"name": "memory", "input": {"action": "add", "target": "memory", "content": f"[shop] {lesson}"}}]}],
+        default="OK")
+    n = len(tc.stub.model_requests())
+    proc = run_hermes.oneshot("remember: we use pnpm here, never npm", env_extra=env, cwd=a)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    first = json.dumps(_first_chat(tc.stub.model_requests()[n:])["body"]["messages"])
+    assert "begin the entry with `[shop] `" in first  # told how, in tacit's context
+    assert lesson not in th.read("MEMORY.md")  # not the global notes every repository reads
+    assert lesson in claude_context(tc, a)
+    assert lesson not in claude_context(tc, b)

@@ -7,13 +7,17 @@
    rollout file; a Claude Code session's search finds that exchange.
 3. pi: a first session (persisted by pi itself), then a second whose model
    calls tacit's ``search_sessions`` tool and receives the first exchange.
-4. Hermes: the same, the first session read from Hermes's own ``state.db``.
+4. Hermes: the same, the first session read from Hermes's own ``state.db``; ``tacit search``
+   names the two sessions apart (it named both by their first 8 characters, the day they began);
+5. ``tacit learn`` reads a pi session and a Codex rollout (it read Claude Code's transcripts only:
+   "not a Claude Code transcript or tacit JSONL") and finds the correction said in each.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,3 +147,32 @@ def test_hermes_calls_the_search_tool_and_gets_the_earlier_session(run_hermes, h
     hits = [r for r in payload["results"] if r["text"].startswith("User: the nightly backup job failed")]
     assert len(hits) == 1 and hits[0]["host"] == "hermes"
     assert hits[0]["text"].endswith("I added it in infra/backup.tf.")
+    printed = th.tacit("search", "nightly backup").stdout
+    labels = [line.split("  session ")[1].split(",")[0] for line in printed.splitlines() if "  hermes  " in line]
+    assert len(labels) == 2 and len(set(labels)) == 2, printed  # Hermes's ids begin with the date: shown whole
+    assert hits[0]["session_id"] in labels
+
+
+def test_tacit_learn_reads_a_pi_session_and_a_codex_rollout(run_pi, run_codex, stub):  # noqa: F811
+    said = "no, we use pnpm here, never npm"
+    stub.set_script([
+        {"match": "^set up the project$", "protocol": "openai", "times": 1,
+         "tool_calls": [{"name": "bash", "input": {"command": "echo npm-install-done"}}]},
+        {"match": "^set up the project$", "protocol": "responses", "times": 1,
+         "tool_calls": [{"name": "exec_command", "input": {"cmd": "echo npm-install-done"}}]},
+        {"match": "npm-install-done", "reply": "I ran npm install."},
+        {"match": f"^{said}$", "reply": "Understood, pnpm from now on."},
+    ])
+    proc = run_pi(["-p", "--model", run_pi.model_arg, "set up the project", said])  # one persisted session
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for argv in (["exec", "--", "set up the project"], ["exec", "resume", "--last", said]):
+        proc = run_codex(argv)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    for folder, host in ((run_pi.agent_dir / "sessions", "pi"), (run_codex.codex_dir / "sessions", "codex")):
+        proc = subprocess.run([sys.executable, "-m", "tacit", "learn", "--json", "--no-progress", str(folder)],
+                              env=run_pi.env({"TACIT_HOME": str(run_pi.root / "tacit-home")}), capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        [session] = json.loads(proc.stdout)["sessions"]
+        assert session["format"] == host and session["turns"] == 2 and session["tool_calls"] == 1, session
+        assert [c["text"] for c in session["corrections"]] == [said]

@@ -11,7 +11,11 @@ tacit data folder; the service is started by whichever hook comes first:
    Claude Code's endpoint and key (it used to say "Not logged in"); a Codex session in the worktree has the lesson in its context
    and its ``npm install`` is stopped; ``/memory-forget`` typed in Codex is seen by the next Claude
    Code session (npm runs again); ``tacit search`` finds both hosts' sessions from either checkout;
-   ``tacit status`` lists both hosts.
+   ``tacit status`` lists both hosts;
+3. a correction said in Claude Code in another repository, saved after that session ended: the
+   next Codex session in this repository is not told about it (it was, as "saved 1 entry to
+   project memory", which named neither repository, and the notice was then spent), the next
+   Codex session in that repository is.
 """
 
 from __future__ import annotations
@@ -134,3 +138,22 @@ def test_a_lesson_said_in_claude_code_holds_in_codex_in_a_worktree_and_a_forget_
                                           env=tc.env(), cwd=cwd, capture_output=True, text=True).stdout)
         assert {r["host"] for r in found["results"]} == {"claude-code", "codex"}
     assert "Hosts: claude-code, codex" in tc.tacit("status").stdout
+
+
+def test_a_save_for_another_repository_is_told_there_not_in_this_one(run_claude, codex_binary, stub,  # noqa: F811
+                                                                     tmp_path):
+    tc, tx, _ = both(run_claude, codex_binary, stub, tmp_path)
+    blog = run_claude.project.parent / "blog"
+    blog.mkdir()
+    git("init", "-q", "-b", "main", cwd=blog)
+    stub.set_script(claude_lesson_script(), default="OK")
+    tx.exec("hello")  # a Codex session in this repository
+    tc.prompt("set up the project", "--allowedTools", "Bash", cwd=blog)
+    tc.prompt(f"no, {LESSON}", "-c", "--allowedTools", "Bash", cwd=blog)
+    [record] = wait_for(lambda: tc.children("correction"), CHILD_DEADLINE, "the correction child")
+    assert record["ok"], record
+    told = "Since your last session, tacit saved 1 entry to project memory"
+    proc, _ = tx.exec("hello again")
+    assert "Since your last session" not in proc.stderr, proc.stderr[-2000:]
+    proc, _ = tx.exec("hello", cwd=blog)
+    assert told in proc.stderr, proc.stderr[-2000:]

@@ -9,7 +9,7 @@ import os
 import sys
 
 from tacit.commands import JSON_OUTPUT, command, emit, one_line_json, positive, refuse
-from tacit.display import clip
+from tacit.display import clip, session_label
 
 
 NO_SESSIONS = ("No session of any agent was found to search: tacit reads the files each host keeps where it "
@@ -146,7 +146,7 @@ def format_results(result: dict, color: bool = False) -> str:
     for r in results:
         when = r["time"][:16].replace("T", " ")
         out += ["", f"{when}  {r['host']}  {r['project'] or '-'}  "
-                    f"session {r['session_id'][:8]}, turn {r['turn']}"]
+                    f"session {session_label(r['session_id'])}, turn {r['turn']}"]
         user, agent = _halves(r["text"])
         if user:
             out.append("  you:   " + snippet(user, result["query"], width=160, mark=mark))

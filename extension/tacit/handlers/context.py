@@ -27,6 +27,12 @@ entries short and factual. After complex work, save the procedure with the `skil
 a skill's full text with it when its description matches the task. To find what was done in \
 earlier sessions (a fix, a command, a decision), call the `search_sessions` tool."""
 
+# a host whose own memory tool writes only the user profile and the global notes (Hermes)
+GUIDANCE_HOST_TOOL = """## tacit memory
+This project's memory is tacit's, shared with the user's other agents. To save to it, call your \
+`memory` tool with target "memory" and begin the entry with `[{name}] `; tacit files it there. \
+Without that tag an entry goes to the global notes, read in every project."""
+
 NOTICE_MARK = "context.left_out_told"  # state.marks: the session was told what was left out
 
 
@@ -42,6 +48,8 @@ def inject_session_context(event, ctx) -> ContextResult:
     guidance = None
     if "memory_tool" not in features:
         guidance = GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI
+    elif memory.project is not None:
+        guidance = GUIDANCE_HOST_TOOL.format(name=memory.project.name)
     result, told = _context(memory, ctx.skills, features, snapshot, guidance)
     if told and not ctx.state.marks.get(NOTICE_MARK):
         ctx.state.marks[NOTICE_MARK] = True

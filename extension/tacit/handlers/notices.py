@@ -8,11 +8,13 @@ Design notes: docs/design/core.md#tacithandlersnotices
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 
 from tacit.hookspecs import ContextResult, Result
 from tacit.stores import history, notices
 from tacit.stores.ledger import LedgerUnavailable
+from tacit.stores.skill_scopes import project_skills_dir
 
 SUMMARISED = ("child", "learner", "agent", "hand")  # not the user's own CLI calls: they saw those
 
@@ -59,11 +61,12 @@ def since_last_session(ctx) -> str:
     if last_other is None and not waiting:
         return ""
     since = last_other if last_other is not None else time.time()
+    here = _here(ctx)
     found = {c.id: c for c in history.changes(ledger, since=since, limit=500)
-             if c.actor.kind in SUMMARISED and c.actor.session_id != ctx.session_id}
+             if c.actor.kind in SUMMARISED and c.actor.session_id != ctx.session_id and here(c)}
     for change_id in waiting[-500:]:
         change = found.get(change_id) or history.get(ledger, change_id)
-        if change is not None and change.actor.session_id != ctx.session_id:
+        if change is not None and change.actor.session_id != ctx.session_id and here(change):
             found[change_id] = change
     found = sorted(found.values(), key=lambda c: c.id, reverse=True)  # newest first, as history lists them
     if not found:
@@ -73,6 +76,21 @@ def since_last_session(ctx) -> str:
         notices.deliver_changes(conn, [c.id for c in found], time.time())
     stamp = time.strftime("%Y-%m-%dT%H:%M", time.localtime(since))
     return f"Since your last session, tacit {summarise(found)} — see: tacit memory log --since {stamp}"
+
+
+def _here(ctx):
+    """Whether a change is of this session's memory: another project's is told in that project."""
+    project = ctx.project
+    folders = () if project is None else (str(project_skills_dir(ctx.cfg, project)),
+                                          os.path.join(project.shared_dir, "skills"))
+
+    def here(change) -> bool:
+        if change.scope in ("project", "team"):
+            return project is not None and change.project in ("", project.main_root)
+        if change.scope in ("skill:project", "skill:team"):
+            return any(change.target.startswith(folder + os.sep) for folder in folders)
+        return True
+    return here
 
 
 def summarise(changes: list) -> str:

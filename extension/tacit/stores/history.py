@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 
-from tacit.display import clip
+from tacit.display import clip, session_label
 from tacit.log import log
 from tacit.stores import notices
 from tacit.stores.entries import normal_lines
@@ -41,13 +41,13 @@ class Actor:
         if self.kind == "agent":
             if not self.session_id:
                 return f"the agent on {self.host or 'a host'}"
-            return f"the agent in session {self.session_id[:12]} on {self.host or 'a host'}"
+            return f"the agent in session {session_label(self.session_id, 12)} on {self.host or 'a host'}"
         if self.kind == "child":
             if self.host == LEARN or self.host.startswith(LEARN + ":"):  # tacit learn's: no host ran it
                 read = self.host.partition(":")[2]
-                return (f"a {self.name} child agent of `tacit learn`, for session {self.session_id[:12]}"
+                return (f"a {self.name} child agent of `tacit learn`, for session {session_label(self.session_id, 12)}"
                         + (f" of a {read} transcript" if read else ""))
-            return f"a {self.name} child agent for session {self.session_id[:12]} on {self.host or 'a host'}"
+            return f"a {self.name} child agent for session {session_label(self.session_id, 12)} on {self.host or 'a host'}"
         if self.kind == "learner":
             return f"the {self.name} learner"
         if self.kind == "hand":

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 import jinja2
 
+from tacit.display import session_label
 from tacit.ui import pages
 from tacit.ui.markdown import render as render_markdown
 
@@ -77,6 +78,7 @@ class UIApp:
                                       trim_blocks=True, lstrip_blocks=True)
         self.env.filters["markdown"] = render_markdown
         self.env.filters["clip"] = pages.clip
+        self.env.filters["session"] = lambda sid: session_label(str(sid), 12)
         self.env.filters["tilde"] = self.tilde
 
     def tilde(self, path) -> str:

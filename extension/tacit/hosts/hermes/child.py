@@ -20,7 +20,8 @@ SAVE_GUIDE = (
     'Use your `memory` tool: target "user" for the user profile, target "memory" for the global notes.\n'
     '{%- if project %} For {{ project.name }}\'s memory use target "memory" too and begin the entry with\n'
     '`[{{ project.name }}] ` (tacit files it under the project when you finish).{% endif %}\n'
-    'Use your `skill_manage` tool for skills. They write the same files tacit reads.')
+    'Use your `skill_manage` tool for skills; create one with category "tacit", the folder of skills every\n'
+    'agent of the user reads.')
 # its entry point, with the prompt from stdin in sys.argv
 STDIN_SHIM = ("import sys\n"
               "from hermes_cli.main import main\n"

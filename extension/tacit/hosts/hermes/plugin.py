@@ -11,6 +11,7 @@ import sys
 import threading
 
 from tacit import slash
+from tacit.app import Actor
 from tacit.config import live_env, load_config
 from tacit.events import (
     BeforeAgentStart,
@@ -26,6 +27,7 @@ from tacit.events import (
 from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, ToolCallResult, by_priority
 from tacit.hosts.hermes import overflow, shared_memory
+from tacit.hosts.hermes.child import tag_for
 from tacit.hosts.hermes.settings import (
     adapt_config,
     hermes_home_of,
@@ -35,8 +37,11 @@ from tacit.hosts.hermes.settings import (
 )
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
+from tacit.privacy.exclusion import excluded
 from tacit.projects import project_for
 from tacit.search import tool as search_tool
+from tacit.stores import tombstones
+from tacit.stores.memory import MemoryStore
 
 HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
@@ -277,10 +282,18 @@ class HermesAdapter:
             return json.dumps({"success": False, "error": "tacit could not search past sessions"})
 
     def memory_middleware(self, tool_name=None, args=None, next_call=None, **kwargs):
-        """Hermes ``tool_execution`` middleware: runs the tool; replaces only
-        the memory tool's over-limit refusal of an ``add``."""
+        """Hermes ``tool_execution`` middleware: runs the tool; refuses a ``memory`` save of what the user
+        forgot, replaces its over-limit refusal of an ``add``; files a new skill where every host reads it."""
+        if tool_name == "skill_manage":
+            return next_call(self._shared_skill(args))
         if tool_name != "memory":
             return next_call(args)
+        refused = self._forgotten(args, kwargs.get("session_id"))
+        if refused:  # the tool writes the shared file itself: what the user forgot is refused here
+            return json.dumps({"success": False, "error": refused}, ensure_ascii=False)
+        filed = self._project_entry(args, kwargs.get("session_id"))
+        if filed is not None:  # "[name] …": this project's memory, which Hermes's tool cannot write
+            return json.dumps(filed, ensure_ascii=False)
         result = next_call(args)  # the tool's own exceptions are Hermes's business
         try:
             replaced = self._defer_overflow(args, result, kwargs.get("session_id"))
@@ -288,6 +301,46 @@ class HermesAdapter:
             log_exception(self.cfg, "hermes memory middleware", exc)
             return result
         return result if replaced is None else replaced
+
+    def _forgotten(self, args, session_id) -> str | None:
+        """Why this ``memory`` call may not save (the user asked to forget what it says), else None."""
+        agent = Actor(kind="agent", name="memory tool", host=HOST, session_id=str(session_id or ""))
+        try:
+            for text in saved_texts(args):
+                why = tombstones.check_save(self.cfg, text, agent)
+                if why:
+                    return why
+        except Exception as exc:  # noqa: BLE001 — the tool runs as Hermes would run it
+            log_exception(self.cfg, "hermes memory middleware: forgotten", exc)
+        return None
+
+    def _project_entry(self, args, session_id) -> dict | None:
+        """An ``add`` tagged with this project's name (tacit's context says how), added to its memory."""
+        try:
+            if not (isinstance(args, dict) and args.get("action") == "add" and not args.get("operations")
+                    and args.get("target", "memory") == "memory" and isinstance(args.get("content"), str)):
+                return None
+            project = project_for(os.getcwd(), home=self.cfg.env.get("HOME"))
+            if project is None or not args["content"].startswith(tag_for(project)) \
+                    or excluded(self.cfg, os.getcwd(), str(session_id or "")):
+                return None
+            actor = Actor(kind="agent", name="memory tool", host=HOST, session_id=str(session_id or ""))
+            return MemoryStore(self.cfg, project, actor=actor).add("project", args["content"][len(tag_for(project)):])
+        except Exception as exc:  # noqa: BLE001 — the tool runs as Hermes would run it
+            log_exception(self.cfg, "hermes memory middleware: project entry", exc)
+            return None
+
+    def _shared_skill(self, args):
+        """A ``skill_manage`` create with no category goes to ``skills/tacit``: tacit's global skills."""
+        try:
+            if not (isinstance(args, dict) and args.get("action") == "create" and not args.get("category")):
+                return args
+            link = shared_memory.skills_link(hermes_home_of(self.cfg))
+            if link.is_symlink() and os.path.realpath(link) == os.path.realpath(self.cfg.skills_dir):
+                return {**args, "category": link.name}
+        except Exception as exc:  # noqa: BLE001 — the tool runs as Hermes would run it
+            log_exception(self.cfg, "hermes skill middleware", exc)
+        return args
 
     def _defer_overflow(self, args, result, session_id) -> str | None:
         hit = overflow.overflowed_add(args, result)
@@ -320,6 +373,15 @@ class HermesAdapter:
 
         handler.__name__ = f"tacit_{name.replace('-', '_')}"
         return handler
+
+
+def saved_texts(args) -> list[str]:
+    """The texts a ``memory`` call adds or writes as a replacement (a batch's too)."""
+    if not isinstance(args, dict):
+        return []
+    ops = args.get("operations") if isinstance(args.get("operations"), list) else [args]
+    return [op["content"] for op in ops if isinstance(op, dict) and op.get("action") in ("add", "replace")
+            and isinstance(op.get("content"), str) and op["content"].strip()]
 
 
 def message_text(value) -> str:

@@ -16,6 +16,8 @@ HOST = Host(
     child_reply_command=("pi", "-p", "--no-session", "--no-extensions", "--no-tools",
                          "--model", "{model}", "--mode", "json", "{prompt}"),
     sessions="tacit.hosts.pi.sessions",
+    transcripts="tacit.hosts.pi.replay",  # `tacit learn` reads its session files
+    transcript_label="pi session",
     child="tacit.hosts.pi.child",
     installer="tacit.hosts.pi.install",
     env_vars=("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR"),  # pi reads both; search reads its sessions
