@@ -379,3 +379,16 @@ def test_a_note_said_in_a_project_is_kept_in_that_projects_memory(cfg, tmp_path)
     assert MemoryStore(cfg).entries("user") == ["I prefer explanations before the code."]  # who you are: everywhere
     say(eng, "forget that our Kafka cluster has six brokers")
     assert MemoryStore(cfg, project).entries("project") == []
+
+
+def test_a_correction_is_promised_to_memory_only_when_something_will_save_it(cfg):
+    vague = "Not good at all, its completly still on scroll and its only applying to the pills that too on hover."
+    agent = cfg.with_settings(child_command=f"{sys.executable} -c pass")
+    assert notes(engine(agent), vague) == [f"Noted (correction): {vague} — saving it to memory."]
+    # no agent: the fallback saves only a rule tacit can phrase itself, and this one has none
+    assert notes(engine(agent.with_settings(child_enabled=False)), vague) == [
+        f"Noted (correction): {vague} — not saved yet: no background agent can run "
+        "(child_enabled = false in config.toml); `tacit review` shows what tacit noted."]
+    # a rule tacit can phrase is saved by the fallback: the promise holds
+    assert notes(engine(agent.with_settings(child_enabled=False)), "no, use pnpm, not npm") == [
+        "Noted (correction): no, use pnpm, not npm — saving it to memory."]

@@ -6,6 +6,7 @@ Design notes: docs/design/core.md#tacithandlerscorrections
 from __future__ import annotations
 
 from tacit.display import clip
+from tacit.handlers.review import no_agent, not_saved_yet
 from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
 
@@ -43,8 +44,11 @@ def detect_on_user_message(event, ctx) -> Result | None:
     }
     if ctx.cfg.silent or ctx.cfg.acknowledge_captures:  # the importance learner acks when asked to
         return None
-    # told with the message (a headless run shows nothing later); the save is announced when done
-    return Result(notices=[f"Noted (correction): {clip(event.text, 100)} — saving it to memory."])
+    # told with the message (a headless run shows nothing later); the save is announced when done.
+    # With no agent only a rule tacit can phrase itself is saved (children/fallbacks.py): say so.
+    missing = "" if analysis.rule else no_agent(ctx, "correction")
+    then = not_saved_yet(missing) if missing else "saving it to memory"
+    return Result(notices=[f"Noted (correction): {clip(event.text, 100)} — {then}."])
 
 
 def save_pending_correction(event, ctx) -> Result | None:

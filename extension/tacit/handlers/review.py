@@ -57,12 +57,20 @@ def note_highlight(event, ctx) -> Result | None:
     if durable and not cfg.silent and not cfg.acknowledge_captures:  # the importance learner acks when asked to
         # told with the message (every host shows it by the reply's end, a headless run too)
         shown = clip(analysis.rule or event.text, 100)
-        # no child: no review saves it (its fallback skips); looked for on the PATH the session's host has
-        missing = why_no_agent(cfg.for_session(ctx.host, ctx.engine.launch_env(ctx.session_id)), ctx.host, "review")
-        then = (f"not saved yet: no background agent can run ({missing}); `tacit review` shows what tacit noted"
-                if missing else "this session's memory review saves it")
+        missing = no_agent(ctx, "review")  # no child: no review saves it (its fallback skips)
+        then = not_saved_yet(missing) if missing else "this session's memory review saves it"
         return Result(notices=[f"Noted ({analysis.category}): {shown} — {then}."])
     return None
+
+
+def no_agent(ctx, kind: str) -> str:
+    """Why no child of ``kind`` can run for this session ("" when one can), looked for on the PATH
+    the session's host has."""
+    return why_no_agent(ctx.cfg.for_session(ctx.host, ctx.engine.launch_env(ctx.session_id)), ctx.host, kind)
+
+
+def not_saved_yet(missing: str) -> str:
+    return f"not saved yet: no background agent can run ({missing}); `tacit review` shows what tacit noted"
 
 
 def highlights(state) -> list[dict]:
