@@ -163,11 +163,25 @@ class Assessment:
         return asdict(self)
 
 
+_NOT_AN_END = re.compile(r"(?:^|\s)(?:\d{1,2}|e\.g|i\.e|vs)\.$", re.IGNORECASE)  # "leagues 1. BL", "e.g. X"
+
+
+def _sentences(flat: str) -> list[str]:
+    """``flat`` cut into sentences, never after a list number or an abbreviation ("the two leagues 1.")."""
+    out: list[list[str]] = []
+    for piece in re.split(r"(?<=[.!?。！？])\s+", flat):
+        if out and _NOT_AN_END.search(out[-1][-1]):
+            out[-1].append(piece)  # glued to the sentence it continues
+        else:
+            out.append([piece])
+    return [s for s in (" ".join(parts).strip() for parts in out) if s]
+
+
 def summarise(text: str, markers) -> str:
     """The sentences that carry the markers (at most two), one line, at most
     ``MAX_CONTENT`` characters."""
     flat = " ".join(text[:MAX_TEXT].split())
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s+", flat) if s.strip()] or [flat]
+    sentences = _sentences(flat) or [flat]
     wanted = [m.lower() for m in markers or () if m and m != "statement"]
     chosen = [s for s in sentences if any(m in s.lower() for m in wanted)][:2] or sentences[:1]
     content = " ".join(chosen)
