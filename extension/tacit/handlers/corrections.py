@@ -5,6 +5,8 @@ Design notes: docs/design/core.md#tacithandlerscorrections
 
 from __future__ import annotations
 
+import hashlib
+
 from tacit.display import clip
 from tacit.handlers.review import no_agent, not_saved_yet
 from tacit.hookspecs import ChildRequest, Result
@@ -12,6 +14,8 @@ from tacit.session import stale_after
 
 MAX_EARLIER = 3  # older unsaved corrections carried along with the newest
 TEXT_CHARS = 4000
+NOTED = "corrections.noted"  # session mark: digests of the corrections already noted
+MAX_NOTED = 50
 
 
 def register(engine) -> None:
@@ -28,6 +32,11 @@ def detect_on_user_message(event, ctx) -> Result | None:
     if analysis is None or not analysis.is_correction:
         return None
     state = ctx.state
+    said = hashlib.sha1(" ".join(event.text.lower().split()).encode("utf-8", "replace")).hexdigest()[:16]
+    noted = [h for h in state.marks.get(NOTED) or [] if isinstance(h, str)]
+    if said in noted:  # the same words again (a pasted template, a repeat): noted and saved once
+        return None
+    state.marks[NOTED] = (noted + [said])[-MAX_NOTED:]
     waiting = state.pending_correction
     earlier = []
     if waiting:  # not saved yet: keep it, the newer one goes first
