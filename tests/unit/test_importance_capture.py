@@ -408,3 +408,18 @@ def test_the_same_correction_said_again_in_a_session_is_noted_once(cfg):
     assert len(first) == 1 and again == []
     other = say(eng, text, sid="s2").notices  # another session: noted again
     assert any(n.startswith("Noted (correction)") for n in other)
+
+
+@pytest.mark.parametrize("text", ["option 1", "B", "Let's go with option A", "实现方案1"])
+def test_a_pick_among_the_agents_options_is_not_kept_or_announced_as_a_decision(cfg, text):
+    # real sessions: "Noted (decision): B — …" and a capture "option 1" waiting for review
+    agent = cfg.with_settings(child_command=f"{sys.executable} -c pass")
+    assert notes(engine(agent), text) == []
+    assert captures(cfg) == []
+    assert model.picks_an_option(text)
+
+
+@pytest.mark.parametrize("text", ["let's go with src layout", "Let's keep it framework-agnostic for now",
+                                  "Option A is good, it is project OTR-003"])
+def test_a_decision_that_names_what_was_chosen_is_not_a_pick(text):
+    assert not model.picks_an_option(text)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from tacit.children.commands import why_no_agent
 from tacit.display import clip
 from tacit.hookspecs import ChildRequest, Result
+from tacit.learn.captures import picks_an_option
 from tacit.session import stale_after
 
 MARK = "review.highlights"  # session mark: the highlighted messages not covered by a save yet
@@ -28,9 +29,10 @@ def register(engine) -> None:
     engine.on("before_compact", review_at_end, name="review.compact", priority=40)
 
 
-def _durable_now(analysis) -> bool:
-    """A statement worth saving today: a rule tacit can phrase, or a confident durable statement."""
-    if analysis.category == "none":
+def _durable_now(analysis, text: str) -> bool:
+    """A statement worth saving today: a rule tacit can phrase, or a confident durable statement ("option
+    B" is neither: a pick among the agent's choices means nothing on its own)."""
+    if analysis.category == "none" or picks_an_option(text):
         return False
     from tacit.detect.model import model  # the detectors: imported at the first user message
 
@@ -46,7 +48,7 @@ def note_highlight(event, ctx) -> Result | None:
         return None
     if analysis.is_correction and cfg.correction_detection:
         return None
-    durable = _durable_now(analysis)
+    durable = _durable_now(analysis, event.text)
     item = {"text": event.text[:HIGHLIGHT_CHARS], "score": analysis.lesson_score, "category": analysis.category,
             "rule": analysis.rule, "durable": durable, "turn": ctx.state.user_turns}
     kept = [h for h in highlights(ctx.state) if h.get("text") != item["text"]]

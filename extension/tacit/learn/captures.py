@@ -191,6 +191,23 @@ def summarise(text: str, markers) -> str:
     return content
 
 
+_PICK = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yeah|sure|great|good|fine)[,!.\s]+)?"
+    r"(?:let'?s\s+(?:go\s+with|do|use|try|pick)\s+|go\s+(?:with|for)\s+"
+    r"|i(?:'d|\s+will|\s+would)?\s+(?:choose|pick|take|go\s+with|prefer)\s+|(?:choose|pick|take|do)\s+)?"
+    r"(?:the\s+)?(?:option|approach|plan|choice|variant|solution|alternative|#)?\s*(?:[a-z]|\d{1,2})"
+    r"(?:\s+(?:please|then|is\s+good|sounds\s+good))?$"
+    r"|^(?:实现|选|选择|用|采用|就)?(?:方案|选项)\s*(?:[0-9一二三四五]|[a-z])$")
+
+
+def picks_an_option(text) -> bool:
+    """"option 1", "B", "let's go with option A", "实现方案1": a pick among choices the agent listed,
+    which says nothing on its own (not a decision to keep or to tell the user about)."""
+    if not isinstance(text, str) or len(text) > 80:
+        return False
+    return bool(_PICK.match(" ".join(text.lower().split()).strip(" .!。！")))
+
+
 def assess(text, analysis, minimums: dict) -> Assessment:
     """Decide what to do with one user message, from its analysis."""
     text = text.strip() if isinstance(text, str) else ""
@@ -208,6 +225,8 @@ def assess(text, analysis, minimums: dict) -> Assessment:
                   expiry_hint=scored.expires_at_hint, is_correction=bool(analysis.is_correction))
     if scored.category == "none":
         return Assessment("skip", reason="nothing worth keeping", **values)
+    if picks_an_option(text):
+        return Assessment("skip", reason="a pick among the agent's options, meaningless on its own", **values)
     minimum = minimums.get(scored.category, 0.0)
     if scored.importance < minimum:
         return Assessment("skip", reason=f"{scored.category} below its minimum {minimum:.2f}", **values)
