@@ -423,3 +423,12 @@ def test_a_pick_among_the_agents_options_is_not_kept_or_announced_as_a_decision(
                                   "Option A is good, it is project OTR-003"])
 def test_a_decision_that_names_what_was_chosen_is_not_a_pick(text):
     assert not model.picks_an_option(text)
+
+
+@pytest.mark.parametrize("text", ["why do we need to test putchar.c, puts.c, vprintf.c ?",
+                                  "Wouldn't it be best practice to modify the home.nix to take a `...` attribute?",
+                                  "So did you actually fix anything right now?"])
+def test_a_question_is_not_queued_as_a_capture(cfg, text):
+    # real sessions queued 26 questions for review as "corrections"; a question is not a lesson
+    say(engine(cfg), text, reply="Sure.")
+    assert captures(cfg) == []

@@ -238,7 +238,10 @@ def assess(text, analysis, minimums: dict) -> Assessment:
     rule = getattr(analysis, "rule", None)
     if rule:
         return Assessment("capture", content=rule, phrased=True, **values)
-    return Assessment("capture", content=summarise(text, scored.markers), **values)
+    content = summarise(text, scored.markers)
+    if content.rstrip().endswith(("?", "？")):  # "why is the lock even used?": asked, not something to keep
+        return Assessment("skip", reason="a question, not a statement to keep", **values)
+    return Assessment("capture", content=content, **values)
 
 
 def acknowledgement(assessment: Assessment, threshold: float) -> str | None:
