@@ -467,3 +467,15 @@ def test_a_fix_statement_that_says_nothing_usable_is_not_stored(cfg, problem, so
 def test_a_real_cause_and_fix_is_still_stored(cfg, problem, solution):
     assert model.unfit(problem, solution) is None
     assert forge(cfg, FixStatement(problem, solution, "t", 0.9), title="a turn").action == "created"
+
+
+@pytest.mark.parametrize("first_line", ["yes, proceed", "PROCEED", "error:", "@uv (807-821)",
+                                        "root@ubuntu:/var/www/app# python3 -m py_compile app/main.py",
+                                        '"metrics": ['])
+def test_a_title_that_names_nothing_gives_way_to_the_problem(first_line):
+    # real turns started with these; the injected block showed "1. yes, proceed (not yet confirmed …)"
+    problem = "the config loader reads PORT before .env is loaded"
+    assert model.title_from(f"{first_line}\nmore text", problem) == problem
+    assert model.title_from("the server ignores the PORT I put in .env", problem) == (
+        "the server ignores the PORT I put in .env")
+    assert model.title_from("配置resend", problem) == "配置resend"

@@ -171,11 +171,18 @@ def near_duplicate(fix, match: Match) -> bool:
 
 
 # Stored text
+_NO_TITLE = lazy(r"^(?:[@\[{\"<`$>#]|[\w.-]+@[\w.-]+[:~])")  # a file reference, pasted data, a shell prompt
+
+
 def title_from(user_text, fallback) -> str:
-    """A short title from the user's message: its first non-empty line, at
-    most 100 characters, cut at a word."""
+    """A short title from the user's message: its first non-empty line, at most 100 characters, cut
+    at a word; the problem (``fallback``) when that line names nothing ("yes, proceed", "error:",
+    "@uv (807-821)", "root@box:/srv# python3 …")."""
     lines = (" ".join(raw.split()) for raw in (user_text if isinstance(user_text, str) else "").splitlines())
-    line = next(filter(None, lines), "") or " ".join(str(fallback or "").split())
+    line = next(filter(None, lines), "")
+    if _NO_TITLE.match(line) or (len(line.split()) < 3 and not _CJK.search(line)):
+        line = ""
+    line = line or " ".join(str(fallback or "").split())
     if len(line) > MAX_TITLE:
         cut = line[:MAX_TITLE].rsplit(" ", 1)[0]
         line = (cut if len(cut) > 40 else line[:MAX_TITLE]) + "…"
@@ -225,6 +232,7 @@ _NOT_A_FIX = lazy(
 MIN_WORDS = 4  # "Issues", "text color", "Found it": a problem or a fix this short says nothing
 
 
+_CJK = lazy(r"[\u3040-\u9fff\uac00-\ud7af]")
 _CODE_OR_CJK = lazy(r"[=_./()\-:]|\d|[A-Z]{2,}|[\u3040-\u9fff]")
 
 
