@@ -116,7 +116,7 @@ def _overlap(found: str, gold: str) -> float:
     return len(a & b) / len(b) if b else 0.0
 
 
-def _same_day_step(a, lesson: bool, kept: list, tally: dict) -> None:
+def _same_day_step(a, text: str, lesson: bool, kept: list, tally: dict) -> None:
     """One user message under the same-day rule of ``tacit.handlers.review`` (issue 22): a
     correction is saved by its own child; another highlighted message waits for a review, which
     starts when a durable statement waits or the highlights add up (at the turn's end; a review
@@ -127,7 +127,7 @@ def _same_day_step(a, lesson: bool, kept: list, tally: dict) -> None:
         return
     if not a.highlight:
         return
-    kept.append({"score": a.lesson_score, "durable": _durable_now(a), "lesson": lesson})
+    kept.append({"score": a.lesson_score, "durable": _durable_now(a, text), "lesson": lesson})
     tally["reached"] += lesson  # reaches a review at its turn's end or the session's (unless left below END_BUDGET)
     if any(h["durable"] for h in kept) or analysis.review_due([h["score"] for h in kept]):
         tally["reviews"] += 1
@@ -220,7 +220,7 @@ def evaluate(part: str) -> dict:
                 reviews += 1
                 covered += waiting
                 pending, waiting = [], 0
-            _same_day_step(a, lesson, kept, same_day)
+            _same_day_step(a, r["text"], lesson, kept, same_day)
         if kept and sum(h["score"] for h in kept) >= END_BUDGET:  # the session's end reviews what is left
             same_day["end_reviews"] += 1
         elif kept:

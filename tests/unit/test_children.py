@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from engine_helpers import write_config
 
-from tacit.children.commands import agent_available, build_command, timeout_for
+from tacit.children.commands import agent_available, build_command, timeout_for, why_no_agent
 from tacit.children.env import process_env
 from tacit.children.launch import run_job_id
 from tacit.children.prompts import render_job_prompt
@@ -433,6 +433,9 @@ def test_children_disabled_or_missing_binary_means_no_agent(cfg, agent):
     configured = agent.configure("save")
     assert agent_available(configured, None)
     assert not agent_available(configured.with_settings(child_enabled=False), None)
+    # `tacit learn` without --host: no "no host has no child command" double negative
+    assert why_no_agent(cfg.with_settings(child_command=""), None) == (
+        "no agent host is known (set child_command in config.toml)")
 
 
 # ---------------------------------------------------------------------------

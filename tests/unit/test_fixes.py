@@ -427,3 +427,55 @@ def test_a_corrupt_ledger_is_survived(cfg):
     assert not s.injected(s.user(PORT_AGAIN))  # no exception reaches the host
     assert list(cfg.state_dir.glob("ledger.db.corrupt-*"))
     assert active(cfg) == 0  # the fresh ledger is empty
+
+
+# ---------------------------------------------------------------------------
+# What is worth storing (short quotes from real agent replies)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("problem,solution", [
+    ("The issue is that RESEND_FROM contains special characters that need to be quoted", "Let me fix this"),
+    ("Checking for lint errors", "Made these changes to the layout file"),
+    ("5. Updated summary text", "Added description of the green cube marker"),
+    ("Issues", "Added a comment clarifying that search paths must be set first"),
+    ("The issue is likely an exception during route execution", "Adding error handling and checking the logs"),
+    ("Let me fix the normalization function", "The _normalize_metrics function now handles the old format"),
+    ("I need to update the model in utils.py", "Updated the ProviderResult model in utils.py to accept either"),
+    ("The meson test returned non-zero due to UNEXPECTEDPASS results",
+     "Let me fix that — UNEXPECTEDPASS is not a real failure"),
+    ("This error usually means that Tailwind CSS is not installed in your project yet",
+     "To fix this, follow these steps"),
+    ("I’m adding focused tests for the new MAE path now", "caught one subtle issue while wiring the loaders"),
+    ("The error shows it's looking for .lib/users/flake.nix (note the extra dot)",
+     "The error shows it's looking for .lib/users/flake.nix (note the extra dot)"),
+])
+def test_a_fix_statement_that_says_nothing_usable_is_not_stored(cfg, problem, solution):
+    assert model.unfit(problem, solution)
+    result = forge(cfg, FixStatement(problem, solution, "t", 0.9), title="a turn")
+    assert result.action == "skipped" and result.reason and patterns(cfg) == []
+
+
+@pytest.mark.parametrize("problem,solution", [
+    ("test_new.html was missing the centralized-button-manager.js script dependency",
+     "Added it to the script loading order"),
+    ("Tabulator requires frozen on the parent column group, not on individual columns",
+     "moved the frozen property from individual column definitions to the groupDefinition object"),
+    ("Fixing mobile Process layout: the timeline spine overlaps content because the stack has no gutter",
+     "Updated the Process section mobile layout in Process.css only"),
+    ("In your shortest.config.ts, you have a typo in the configuration property",
+     "Change baseURL to baseUrl (note the lowercase 'u')"),
+])
+def test_a_real_cause_and_fix_is_still_stored(cfg, problem, solution):
+    assert model.unfit(problem, solution) is None
+    assert forge(cfg, FixStatement(problem, solution, "t", 0.9), title="a turn").action == "created"
+
+
+@pytest.mark.parametrize("first_line", ["yes, proceed", "PROCEED", "error:", "@uv (807-821)",
+                                        "root@ubuntu:/var/www/app# python3 -m py_compile app/main.py",
+                                        '"metrics": ['])
+def test_a_title_that_names_nothing_gives_way_to_the_problem(first_line):
+    # real turns started with these; the injected block showed "1. yes, proceed (not yet confirmed …)"
+    problem = "the config loader reads PORT before .env is loaded"
+    assert model.title_from(f"{first_line}\nmore text", problem) == problem
+    assert model.title_from("the server ignores the PORT I put in .env", problem) == (
+        "the server ignores the PORT I put in .env")
+    assert model.title_from("配置resend", problem) == "配置resend"

@@ -379,3 +379,56 @@ def test_a_note_said_in_a_project_is_kept_in_that_projects_memory(cfg, tmp_path)
     assert MemoryStore(cfg).entries("user") == ["I prefer explanations before the code."]  # who you are: everywhere
     say(eng, "forget that our Kafka cluster has six brokers")
     assert MemoryStore(cfg, project).entries("project") == []
+
+
+def test_a_correction_is_promised_to_memory_only_when_something_will_save_it(cfg):
+    vague = "Not good at all, its completly still on scroll and its only applying to the pills that too on hover."
+    agent = cfg.with_settings(child_command=f"{sys.executable} -c pass")
+
+    def noted(settings, text, sid):
+        return [n for n in say(engine(settings), text, sid=sid).notices if n.startswith("Noted")]
+
+    assert noted(agent, vague, "a") == [f"Noted (correction): {vague} — saving it to memory."]
+    # no agent: the fallback saves only a rule tacit can phrase itself, and this one has none
+    assert noted(agent.with_settings(child_enabled=False), vague, "b") == [
+        f"Noted (correction): {vague} — not saved yet: no background agent can run "
+        "(child_enabled = false in config.toml); `tacit review` shows what tacit noted."]
+    # a rule tacit can phrase is saved by the fallback: the promise holds
+    assert noted(agent.with_settings(child_enabled=False), "no, use pnpm, not npm", "c") == [
+        "Noted (correction): no, use pnpm, not npm — saving it to memory."]
+
+
+def test_the_same_correction_said_again_in_a_session_is_noted_once(cfg):
+    # a real session pasted the same follow-up 8 times: 8 "Noted (correction)" lines and 8 saves
+    text = "Only go ahead if you made code changes (not just updated the rules file): update the rules file."
+    eng = engine(cfg.with_settings(child_command=f"{sys.executable} -c pass"))
+    first = [n for n in say(eng, text, reply="Done.").notices if n.startswith("Noted (correction)")]
+    again = [n for n in say(eng, "  only go ahead if you made code changes (not just updated the rules file): "
+                                 "update the rules file.", reply="Done.").notices if n.startswith("Noted")]
+    assert len(first) == 1 and again == []
+    other = say(eng, text, sid="s2").notices  # another session: noted again
+    assert any(n.startswith("Noted (correction)") for n in other)
+
+
+@pytest.mark.parametrize("text", ["option 1", "B", "Let's go with option A", "实现方案1"])
+def test_a_pick_among_the_agents_options_is_not_kept_or_announced_as_a_decision(cfg, text):
+    # real sessions: "Noted (decision): B — …" and a capture "option 1" waiting for review
+    agent = cfg.with_settings(child_command=f"{sys.executable} -c pass")
+    assert notes(engine(agent), text) == []
+    assert captures(cfg) == []
+    assert model.picks_an_option(text)
+
+
+@pytest.mark.parametrize("text", ["let's go with src layout", "Let's keep it framework-agnostic for now",
+                                  "Option A is good, it is project OTR-003"])
+def test_a_decision_that_names_what_was_chosen_is_not_a_pick(text):
+    assert not model.picks_an_option(text)
+
+
+@pytest.mark.parametrize("text", ["why do we need to test putchar.c, puts.c, vprintf.c ?",
+                                  "Wouldn't it be best practice to modify the home.nix to take a `...` attribute?",
+                                  "So did you actually fix anything right now?"])
+def test_a_question_is_not_queued_as_a_capture(cfg, text):
+    # real sessions queued 26 questions for review as "corrections"; a question is not a lesson
+    say(engine(cfg), text, reply="Sure.")
+    assert captures(cfg) == []

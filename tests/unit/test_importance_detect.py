@@ -115,6 +115,11 @@ def test_wants_review(text, expected):
     ("don't forget to run the tests", None),
     ("forget it", None),
     ("忘掉我用 vim", "我用 vim"),
+    # "delete the archivable files" is a task: tombstoning the words refused later saves that said them
+    ("删除可归档文件", None),
+    ("删掉测试", None),
+    ("删除关于 pnpm 的记忆", "pnpm"),
+    ("删除记忆：我用 vim", "我用 vim"),
     # the phrase around the subject was kept: nothing said "what I said about yarn", nothing was removed
     ("forget what I said about yarn", "yarn"),
     ("please forget what I told you about the staging server", "the staging server"),

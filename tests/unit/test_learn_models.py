@@ -71,3 +71,15 @@ def test_the_habit_rule_on_plain_values():
     assert habits.completed([b], habits.Step("C", 40.0), 30) == []  # outside the window
     assert habits.completed([b], habits.Step("C", 1.0), 30) == []  # out of order
     assert habits.completed([], a, 30) == []
+
+
+def test_a_capture_is_never_cut_after_a_list_number():
+    # a real message: the capture kept "… the two federal leagues 1." and lost what the 1. was
+    text = "basically you are right, but you miss the two federal leagues 1. BL and 2. BL. They are not in the data."
+    assert captures.summarise(text, ("you miss",)) == (
+        "basically you are right, but you miss the two federal leagues 1. BL and 2. BL.")
+    assert captures.summarise("1. Put the text under the problem body. 2. Preview shows both.", ()) == (
+        "1. Put the text under the problem body.")
+    assert captures.summarise("Use a bundler, e.g. vite. Keep it small.", ("bundler",)) == (
+        "Use a bundler, e.g. vite.")
+    assert captures.summarise("We use pnpm. Tests run with vitest.", ("pnpm",)) == "We use pnpm."

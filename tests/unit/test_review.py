@@ -256,7 +256,7 @@ def test_the_first_event_at_review_time_offers_the_review_once(cfg):
         assert notices(say(eng, "ok")) == []  # before 21:00
         frozen.move_to("2025-06-04 21:00:00")
         first = notices(eng.dispatch(TurnEnd(session_id="s1", assistant_text="done", ts=time.time())))
-        assert first and "I noted 3 thing(s) today" in first[0]
+        assert first and "I noted 3 things today" in first[0]
         frozen.move_to("2025-06-04 21:30:00")
         assert notices(say(eng, "ok")) == []  # once a day
         assert notices(engine(cfg).dispatch(BeforeAgentStart(session_id="s9", ts=time.time()))) == []
@@ -264,7 +264,7 @@ def test_the_first_event_at_review_time_offers_the_review_once(cfg):
         say(eng, HIGH_SAID, sid="s5")  # mentioned again on the 5th
         frozen.move_to("2025-06-05 21:05:00")
         [again] = notices(engine(cfg).dispatch(BeforeAgentStart(session_id="s6", ts=time.time())))
-        assert "I noted 1 thing(s) today" in again
+        assert "I noted 1 thing today" in again
 
 
 def test_review_time_is_configurable_and_silent_mode_stays_quiet(cfg):

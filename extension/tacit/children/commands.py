@@ -89,7 +89,8 @@ def why_no_agent(cfg, host: str | None, kind: str | None = None) -> str:
         return "child_enabled = false in config.toml"
     template = command_template(cfg, host, kind)
     if not template:
-        return f"{host or 'no host'} has no child command (set child_command in config.toml)"
+        return (f"{host} has no child command" if host else "no agent host is known") + \
+            " (set child_command in config.toml)"
     return f"`{template[0]}` is not found on PATH"
 
 

@@ -50,8 +50,9 @@ _FORGET_RE = lazy(
     _I,
 )
 _FORGET_ZH_RE = lazy(
-    r"^(?:请|帮我|麻烦)?(?:把)?(?:忘掉|忘记|忘了吧|别记住?|不要记住?|不要记录|别记录|删掉(?:关于)?|删除(?:关于)?)"
-    r"(?:关于)?(?P<what>.+)$"
+    r"^(?:请|帮我|麻烦)?(?:把)?(?:忘掉|忘记|忘了吧|别记住?|不要记住?|不要记录|别记录"
+    r"|(?:删掉|删除)(?=关于|(?:这条|那条)?(?:记忆|记录))"  # "删除可归档文件" deletes files, not a memory
+    r")(?:关于)?(?P<what>.+)$"
 )
 _FORGET_VAGUE = lazy(r"^(?:it|this|that|about\s+it|everything\s+else)\b\s*(?:[,.!;]|$)", _I)
 
@@ -68,6 +69,7 @@ def wants_forget(text: str) -> str | None:
         if not match:
             return None
         what = match.group("what").strip().rstrip(" .!?。！？")
+        what = re.sub(r"^(?:这条|那条)?(?:记忆|记录)[：:\s]*|的(?:记忆|记录)$", "", what)  # "删除关于X的记忆": X
         what = re.sub(r"\s*,?\s*(?:please|thanks|thank\s+you)$", "", what, flags=_I).strip()
         if re.match(r"^to\b", what, _I) or _FORGET_VAGUE.match(what) or len(what) < 2:
             return None  # "forget to …" is not a thing; "forget it" means never mind

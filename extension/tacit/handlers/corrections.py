@@ -5,12 +5,17 @@ Design notes: docs/design/core.md#tacithandlerscorrections
 
 from __future__ import annotations
 
+import hashlib
+
 from tacit.display import clip
+from tacit.handlers.review import no_agent, not_saved_yet
 from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
 
 MAX_EARLIER = 3  # older unsaved corrections carried along with the newest
 TEXT_CHARS = 4000
+NOTED = "corrections.noted"  # session mark: digests of the corrections already noted
+MAX_NOTED = 50
 
 
 def register(engine) -> None:
@@ -27,6 +32,11 @@ def detect_on_user_message(event, ctx) -> Result | None:
     if analysis is None or not analysis.is_correction:
         return None
     state = ctx.state
+    said = hashlib.sha1(" ".join(event.text.lower().split()).encode("utf-8", "replace")).hexdigest()[:16]
+    noted = [h for h in state.marks.get(NOTED) or [] if isinstance(h, str)]
+    if said in noted:  # the same words again (a pasted template, a repeat): noted and saved once
+        return None
+    state.marks[NOTED] = (noted + [said])[-MAX_NOTED:]
     waiting = state.pending_correction
     earlier = []
     if waiting:  # not saved yet: keep it, the newer one goes first
@@ -43,8 +53,11 @@ def detect_on_user_message(event, ctx) -> Result | None:
     }
     if ctx.cfg.silent or ctx.cfg.acknowledge_captures:  # the importance learner acks when asked to
         return None
-    # told with the message (a headless run shows nothing later); the save is announced when done
-    return Result(notices=[f"Noted (correction): {clip(event.text, 100)} — saving it to memory."])
+    # told with the message (a headless run shows nothing later); the save is announced when done.
+    # With no agent only a rule tacit can phrase itself is saved (children/fallbacks.py): say so.
+    missing = "" if analysis.rule else no_agent(ctx, "correction")
+    then = not_saved_yet(missing) if missing else "saving it to memory"
+    return Result(notices=[f"Noted (correction): {clip(event.text, 100)} — {then}."])
 
 
 def save_pending_correction(event, ctx) -> Result | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from tacit.children.commands import why_no_agent
 from tacit.display import clip
 from tacit.hookspecs import ChildRequest, Result
+from tacit.learn.captures import picks_an_option
 from tacit.session import stale_after
 
 MARK = "review.highlights"  # session mark: the highlighted messages not covered by a save yet
@@ -28,9 +29,10 @@ def register(engine) -> None:
     engine.on("before_compact", review_at_end, name="review.compact", priority=40)
 
 
-def _durable_now(analysis) -> bool:
-    """A statement worth saving today: a rule tacit can phrase, or a confident durable statement."""
-    if analysis.category == "none":
+def _durable_now(analysis, text: str) -> bool:
+    """A statement worth saving today: a rule tacit can phrase, or a confident durable statement ("option
+    B" is neither: a pick among the agent's choices means nothing on its own)."""
+    if analysis.category == "none" or picks_an_option(text):
         return False
     from tacit.detect.model import model  # the detectors: imported at the first user message
 
@@ -46,7 +48,7 @@ def note_highlight(event, ctx) -> Result | None:
         return None
     if analysis.is_correction and cfg.correction_detection:
         return None
-    durable = _durable_now(analysis)
+    durable = _durable_now(analysis, event.text)
     item = {"text": event.text[:HIGHLIGHT_CHARS], "score": analysis.lesson_score, "category": analysis.category,
             "rule": analysis.rule, "durable": durable, "turn": ctx.state.user_turns}
     kept = [h for h in highlights(ctx.state) if h.get("text") != item["text"]]
@@ -57,12 +59,20 @@ def note_highlight(event, ctx) -> Result | None:
     if durable and not cfg.silent and not cfg.acknowledge_captures:  # the importance learner acks when asked to
         # told with the message (every host shows it by the reply's end, a headless run too)
         shown = clip(analysis.rule or event.text, 100)
-        # no child: no review saves it (its fallback skips); looked for on the PATH the session's host has
-        missing = why_no_agent(cfg.for_session(ctx.host, ctx.engine.launch_env(ctx.session_id)), ctx.host, "review")
-        then = (f"not saved yet: no background agent can run ({missing}); `tacit review` shows what tacit noted"
-                if missing else "this session's memory review saves it")
+        missing = no_agent(ctx, "review")  # no child: no review saves it (its fallback skips)
+        then = not_saved_yet(missing) if missing else "this session's memory review saves it"
         return Result(notices=[f"Noted ({analysis.category}): {shown} — {then}."])
     return None
+
+
+def no_agent(ctx, kind: str) -> str:
+    """Why no child of ``kind`` can run for this session ("" when one can), looked for on the PATH
+    the session's host has."""
+    return why_no_agent(ctx.cfg.for_session(ctx.host, ctx.engine.launch_env(ctx.session_id)), ctx.host, kind)
+
+
+def not_saved_yet(missing: str) -> str:
+    return f"not saved yet: no background agent can run ({missing}); `tacit review` shows what tacit noted"
 
 
 def highlights(state) -> list[dict]:

@@ -163,11 +163,25 @@ class Assessment:
         return asdict(self)
 
 
+_NOT_AN_END = re.compile(r"(?:^|\s)(?:\d{1,2}|e\.g|i\.e|vs)\.$", re.IGNORECASE)  # "leagues 1. BL", "e.g. X"
+
+
+def _sentences(flat: str) -> list[str]:
+    """``flat`` cut into sentences, never after a list number or an abbreviation ("the two leagues 1.")."""
+    out: list[list[str]] = []
+    for piece in re.split(r"(?<=[.!?。！？])\s+", flat):
+        if out and _NOT_AN_END.search(out[-1][-1]):
+            out[-1].append(piece)  # glued to the sentence it continues
+        else:
+            out.append([piece])
+    return [s for s in (" ".join(parts).strip() for parts in out) if s]
+
+
 def summarise(text: str, markers) -> str:
     """The sentences that carry the markers (at most two), one line, at most
     ``MAX_CONTENT`` characters."""
     flat = " ".join(text[:MAX_TEXT].split())
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s+", flat) if s.strip()] or [flat]
+    sentences = _sentences(flat) or [flat]
     wanted = [m.lower() for m in markers or () if m and m != "statement"]
     chosen = [s for s in sentences if any(m in s.lower() for m in wanted)][:2] or sentences[:1]
     content = " ".join(chosen)
@@ -175,6 +189,23 @@ def summarise(text: str, markers) -> str:
         cut = content[:MAX_CONTENT].rsplit(" ", 1)[0]
         content = (cut if len(cut) > MAX_CONTENT // 2 else content[:MAX_CONTENT]).rstrip(",;:") + "…"
     return content
+
+
+_PICK = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yeah|sure|great|good|fine)[,!.\s]+)?"
+    r"(?:let'?s\s+(?:go\s+with|do|use|try|pick)\s+|go\s+(?:with|for)\s+"
+    r"|i(?:'d|\s+will|\s+would)?\s+(?:choose|pick|take|go\s+with|prefer)\s+|(?:choose|pick|take|do)\s+)?"
+    r"(?:the\s+)?(?:option|approach|plan|choice|variant|solution|alternative|#)?\s*(?:[a-z]|\d{1,2})"
+    r"(?:\s+(?:please|then|is\s+good|sounds\s+good))?$"
+    r"|^(?:实现|选|选择|用|采用|就)?(?:方案|选项)\s*(?:[0-9一二三四五]|[a-z])$")
+
+
+def picks_an_option(text) -> bool:
+    """"option 1", "B", "let's go with option A", "实现方案1": a pick among choices the agent listed,
+    which says nothing on its own (not a decision to keep or to tell the user about)."""
+    if not isinstance(text, str) or len(text) > 80:
+        return False
+    return bool(_PICK.match(" ".join(text.lower().split()).strip(" .!。！")))
 
 
 def assess(text, analysis, minimums: dict) -> Assessment:
@@ -194,6 +225,8 @@ def assess(text, analysis, minimums: dict) -> Assessment:
                   expiry_hint=scored.expires_at_hint, is_correction=bool(analysis.is_correction))
     if scored.category == "none":
         return Assessment("skip", reason="nothing worth keeping", **values)
+    if picks_an_option(text):
+        return Assessment("skip", reason="a pick among the agent's options, meaningless on its own", **values)
     minimum = minimums.get(scored.category, 0.0)
     if scored.importance < minimum:
         return Assessment("skip", reason=f"{scored.category} below its minimum {minimum:.2f}", **values)
@@ -205,7 +238,10 @@ def assess(text, analysis, minimums: dict) -> Assessment:
     rule = getattr(analysis, "rule", None)
     if rule:
         return Assessment("capture", content=rule, phrased=True, **values)
-    return Assessment("capture", content=summarise(text, scored.markers), **values)
+    content = summarise(text, scored.markers)
+    if content.rstrip().endswith(("?", "？")):  # "why is the lock even used?": asked, not something to keep
+        return Assessment("skip", reason="a question, not a statement to keep", **values)
+    return Assessment("capture", content=content, **values)
 
 
 def acknowledgement(assessment: Assessment, threshold: float) -> str | None:

@@ -171,11 +171,18 @@ def near_duplicate(fix, match: Match) -> bool:
 
 
 # Stored text
+_NO_TITLE = lazy(r"^(?:[@\[{\"<`$>#]|[\w.-]+@[\w.-]+[:~])")  # a file reference, pasted data, a shell prompt
+
+
 def title_from(user_text, fallback) -> str:
-    """A short title from the user's message: its first non-empty line, at
-    most 100 characters, cut at a word."""
+    """A short title from the user's message: its first non-empty line, at most 100 characters, cut
+    at a word; the problem (``fallback``) when that line names nothing ("yes, proceed", "error:",
+    "@uv (807-821)", "root@box:/srv# python3 …")."""
     lines = (" ".join(raw.split()) for raw in (user_text if isinstance(user_text, str) else "").splitlines())
-    line = next(filter(None, lines), "") or " ".join(str(fallback or "").split())
+    line = next(filter(None, lines), "")
+    if _NO_TITLE.match(line) or (len(line.split()) < 3 and not _CJK.search(line)):
+        line = ""
+    line = line or " ".join(str(fallback or "").split())
     if len(line) > MAX_TITLE:
         cut = line[:MAX_TITLE].rsplit(" ", 1)[0]
         line = (cut if len(cut) > 40 else line[:MAX_TITLE]) + "…"
@@ -197,6 +204,57 @@ def tags_for(problem: str, solution: str, cwd: str | None = None) -> list[str]:
         if project:
             tags.append(f"project:{project[:60]}")
     return tags
+
+
+# What is worth storing: the detector finds fix statements; a stored pattern must also say something
+# when it is injected later (docs/fix-patterns.md, "Forge").
+_CHANGE_VERB = (r"(?:updated|added|removed|changed|created|implemented|pushed|simplified|enhanced|extended|moved"
+                r"|marked|made|renamed|converted|downloaded|reverted|replaced|refactored|fixed|deleted|installed)")
+_NOT_A_PROBLEM = lazy(
+    r"^(?:\d+[.)]\s*)?" + _CHANGE_VERB + r"\b"  # a change made ("5. Updated summary text"), not what was wrong
+    r"|^(?:let\s+me|let'?s|let\s+us|now\s+(?:let\s+me|i'?ll|update|add)|i'?ll|i\s+will|i\s+need\s+to"
+    r"|i\s+have\s+no\s+questions)\b"  # a plan
+    r"|^\d+[.)]\s"  # a list item cut out of its list
+    r"|^(?:handles|runs|explains|shows|notes|provides|supports|extracts|auto-\w+)\b"  # what some code does
+    r"|^(?:checking|verifying|reading|searching|looking\s+for|running)\b"  # a progress line
+    r"|^(?:updating|fixing|adding|removing|making|implementing|creating)\b"  # ... saying no cause:
+    r"(?!.*\b(?:because|caus\w*|due\s+to|since|missing|wrong|broke\w*|instead)\b)"
+    r"|^if\b|^i'?m\s+(?:\w+ing|about|confident)\b"  # a condition; "I'm adding tests now"
+    r"|^(?:[✅❌🆕|]|here'?s\s+what)"  # a status line, a table cell, a heading
+    r"|\bsummary\s+of\s+(?:changes|what\s+was\s+done)\b"  # a heading glued to the sentence
+    r"|\b(?:is\s+likely|probably|suggests|might\s+be|could\s+be)\b",  # a guess, not a cause found
+    re.IGNORECASE)
+_NOT_A_FIX = lazy(
+    r"^(?:first,?\s+)?(?:let\s+me|let'?s|let\s+us|now\s+let\s+me|i'?ll|i\s+will|i\s+need\s+to|we\s+need\s+to)\b"
+    r"|^(?:here\s+are|try\s+again|fixed\s+(?:it|the\s+issue))\b"  # says a fix exists, not which
+    r"|\b(?:to|by|by\s+running|with|the|following|these|below|above|steps|in\s+order|as\s+follows)\s*[:.]?$",  # announced, or cut before the what
+    re.IGNORECASE)
+MIN_WORDS = 4  # "Issues", "text color", "Found it": a problem or a fix this short says nothing
+
+
+_CJK = lazy(r"[\u3040-\u9fff\uac00-\ud7af]")
+_CODE_OR_CJK = lazy(r"[=_./()\-:]|\d|[A-Z]{2,}|[\u3040-\u9fff]")
+
+
+def _says_little(text: str, words: int) -> bool:
+    """Fewer than ``words`` words and no identifier, value or CJK text ("set CRON_TZ=UTC" says enough)."""
+    return len(text.split()) < words and not _CODE_OR_CJK.search(text)
+
+
+def unfit(problem: str, solution: str) -> str | None:
+    """Why a detected fix statement is not worth storing, or None: a half too short to say anything,
+    the same sentence on both sides, a problem that is a change, a plan, a progress line or a guess,
+    a fix that is only announced ("Let me fix this") or cut before it says what was done."""
+    problem, solution = (" ".join(str(text or "").replace("\u2019", "'").split()) for text in (problem, solution))
+    if _says_little(problem, MIN_WORDS) or _says_little(solution, MIN_WORDS - 1):
+        return "a half too short to say anything"
+    if index_terms(problem) == index_terms(solution):
+        return "the problem and the fix are the same sentence"
+    if _NOT_A_PROBLEM.search(problem):
+        return "the problem is not what was wrong (a change, a plan, a progress line or a guess)"
+    if _NOT_A_FIX.search(solution):
+        return "the fix is only announced, or cut before it says what was done"
+    return None
 
 
 def pattern_key(problem: str, solution: str) -> str:

@@ -49,7 +49,7 @@ def find_patterns(conn, text: str, cfg, *, now: float | None = None, limit: int 
 # Storing
 @dataclass(frozen=True, slots=True)
 class Forged:
-    action: str  # created | merged | refused
+    action: str  # created | merged | refused (unsafe) | skipped (nothing a later session could use)
     id: int | None = None
     title: str = ""
     reason: str = ""
@@ -64,6 +64,9 @@ def forge(conn, cfg, fix, *, title: str, session_id: str | None = None, cwd: str
     for a dangerous command (``tacit.safety.commands``) or a scanner finding; a near-twin is merged."""
     now = time.time() if now is None else now
     title = model.title_from(title, fix.problem)
+    unfit = model.unfit(fix.problem, fix.solution)
+    if unfit is not None:  # found by the detector, but nothing a later session could use
+        return Forged("skipped", reason=unfit)
     danger = dangerous_command(fix.solution)
     if danger is not None:  # a fix is data, not an order: never kept when it would do harm again
         return Forged("refused", reason=f"the fix {danger}")

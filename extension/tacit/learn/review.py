@@ -110,7 +110,7 @@ def nightly_notice(conn, cfg, now: float) -> str | None:
     count = len(review_items(conn, now=now))
     if count <= 0 or cfg.silent:
         return None
-    return (f"Memory review: I noted {count} thing(s) today. Say \"review\" (or /memory-review) to keep, "
+    return (f"Memory review: I noted {count} thing{'s' if count != 1 else ''} today. Say \"review\" (or /memory-review) to keep, "
             f"drop or edit them. Otherwise tomorrow the high-importance ones tacit could phrase as a rule "
             f"are kept and the low ones dropped.")
 
