@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 
 SUGGEST_MIN_WEIGHT = 0.8
 SUGGEST_MIN_COUNT = 5
+HABIT_MIN_SESSIONS = 2  # one session's repeats are a candidate, not a habit
 ARROW = " → "
 
 SHELL_TOOLS = frozenset({"bash", "shell", "terminal", "run_shell_command", "execute_command",
@@ -131,13 +132,21 @@ class Habit:
         return data
 
 
+def confidence(sessions: int, considered: int) -> float:
+    """How often the pattern followed its first action, counting one more session that did not:
+    evidence, not a bare ratio — 1 of 1 session is 0.50, 4 of 4 is 0.80, 10 of 10 is 0.91."""
+    return sessions / (max(considered, sessions) + 1)
+
+
 def make_habit(steps, count: int, gap_sum: float, sessions: int, considered: int, first_seen: float,
                last_seen: float, min_frequency: int) -> Habit:
+    """A habit repeats ``min_frequency`` times in at least ``HABIT_MIN_SESSIONS`` sessions; else emerging."""
     steps = tuple(steps)
     considered = max(1, considered, sessions)
+    grown = count >= min_frequency and sessions >= HABIT_MIN_SESSIONS
     return Habit(ARROW.join(steps), steps, len(steps), count, sessions, considered,
-                 min(1.0, sessions / considered), gap_sum / count if count else 0.0, first_seen, last_seen,
-                 "habit" if count >= min_frequency else "emerging")
+                 confidence(sessions, considered), gap_sum / count if count else 0.0, first_seen, last_seen,
+                 "habit" if grown else "emerging")
 
 
 def suggestion_grade(habit: Habit) -> bool:
@@ -151,7 +160,8 @@ def becomes_workflow(habit: Habit) -> bool:
 
 
 def order(habits: Iterable[Habit]) -> list[Habit]:
-    return sorted(habits, key=lambda h: (-h.confidence, -h.count, h.pattern))
+    """Best evidence first: confidence, then sessions seen, then count."""
+    return sorted(habits, key=lambda h: (-h.confidence, -h.sessions, -h.count, h.pattern))
 
 
 def suggestions(habits: Iterable[Habit], current: str) -> list[dict]:
@@ -189,7 +199,8 @@ def render_status(info: dict, limit: int = 15) -> str:
     lines += [f"  ✓ {h['pattern']}  ×{h['count']}  confidence {h['confidence']:.2f}" for h in info["habits"][:limit]]
     lines.append(f"Emerging: {len(info['emerging'])}")
     lines += [f"  {progress_bar(h['count'], info['min_frequency'])} {h['count']}/{info['min_frequency']}  "
-              f"{h['pattern']}" for h in info["emerging"][:limit]]
+              f"{h['pattern']}{'  (1 session)' if h['sessions'] < HABIT_MIN_SESSIONS else ''}"
+              for h in info["emerging"][:limit]]
     if len(info["emerging"]) > limit:
         lines.append(f"  … and {len(info['emerging']) - limit} more")
     return "\n".join(lines)
