@@ -18,6 +18,17 @@ def clip(text, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def middle(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, cut in the middle (``mcp__pl…browser_click``): the
+    head says whose, the tail says what."""
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return text[:limit]
+    head = (limit - 1) * 2 // 5
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+
+
 def session_label(session_id: str, width: int = 8) -> str:
     """A session id to print: its head (a UUID's), or all of one whose head is a date (Hermes's
     ``20261207_200615_ab12cd``: every session of a day has that head), so two are told apart."""

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from learn_helpers import record_actions
 from tacit.config import load_config
+from tacit import display
 from tacit.learn import habits, observe
 from tacit.stores import habits as habit_store
 from tacit.stores.ledger import Ledger
@@ -303,3 +304,32 @@ def test_action_names():
     assert habits.action_for_tool("Edit", {"command": "x"}) == "Edit"
     assert habits.action_for_command("deploy") == "/deploy"
     assert habits.action_for_command("/deploy") == "/deploy"
+
+
+MCP = "mcp-cursor-ide-browser-cursor-ide-browser-browser_wait_for"  # a tool name the real replay had
+
+
+def test_the_list_fits_100_columns_with_long_mcp_names_cut_in_the_middle():
+    """The replay's `tacit habits list` was ~180 columns wide: MCP tool names of 50+ characters."""
+    long = habits.make_habit((MCP, "mcp__plugin_playwright_playwright__browser_snapshot", "Read"), 12, 60, 3, 4,
+                             T0, T0, 3).as_dict()
+    short = habits.make_habit(("Read", "Edit"), 108, 540, 10, 10, T0, T0, 3).as_dict()
+    text = habits.render_list([short, long])
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= habits.WIDTH and lines[1].split()[:2] == ["pattern", "count"]
+    row = next(line for line in lines if "Read →" not in line and "…" in line)
+    assert row.startswith("  mcp-curso…owser_wait_for → mcp__plug…owser_snapshot → Read ")
+    assert row.endswith("  12        3/4        0.60       5s")
+    assert "  Read → Edit " in text and "10/10        0.91" in text
+    assert long["pattern"] == f"{MCP} → mcp__plugin_playwright_playwright__browser_snapshot → Read"  # JSON: whole
+    status = habits.render_status({"events": 5, "sessions": 1, "oldest_event": None, "retention_days": 60,
+                                   "window_seconds": 30, "min_frequency": 3, "habits": [long], "emerging": [long]})
+    assert max(map(len, status.splitlines())) <= habits.WIDTH and "…" in status
+
+
+def test_a_pattern_is_fitted_step_by_step():
+    assert habits.fit_steps(["Read", "Edit"], 20) == "Read → Edit"
+    fitted = habits.fit_steps(["Read", MCP], 40)
+    assert len(fitted) <= 40 and fitted.startswith("Read → mcp-cursor") and fitted.endswith("browser_wait_for")
+    assert len(habits.fit_steps([MCP, MCP + "x", MCP + "y"], 60)) <= 60
+    assert display.middle("abcdefghij", 6) == "ab…hij" and display.middle("abc", 6) == "abc"

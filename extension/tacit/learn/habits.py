@@ -10,10 +10,13 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
+from tacit.display import middle
+
 SUGGEST_MIN_WEIGHT = 0.8
 SUGGEST_MIN_COUNT = 5
 HABIT_MIN_SESSIONS = 2  # one session's repeats are a candidate, not a habit
 ARROW = " → "
+WIDTH = 100  # the text of `tacit habits list|status` fits a terminal this wide (the JSON: full names)
 
 SHELL_TOOLS = frozenset({"bash", "shell", "terminal", "run_shell_command", "execute_command",
                          "exec", "run_command", "shell_command"})
@@ -179,27 +182,48 @@ def progress_bar(count: int, threshold: int, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
+def fit_steps(steps: Sequence[str], limit: int) -> str:
+    """The pattern in at most ``limit`` characters: the longest step names (an MCP tool's
+    ``mcp__server__tool``) are cut in the middle to one length, short ones are kept whole."""
+    steps = [str(s) for s in steps]
+    room = limit - len(ARROW) * (len(steps) - 1)
+    if sum(map(len, steps)) <= room:
+        return ARROW.join(steps)
+    cap = max(1, room // len(steps))
+    while sum(min(len(s), cap + 1) for s in steps) <= room:
+        cap += 1  # the room short steps leave goes to the long ones
+    return ARROW.join(middle(s, cap) for s in steps)
+
+
+def _pattern(habit: dict, limit: int) -> str:
+    return fit_steps(habit.get("steps") or habit["pattern"].split(ARROW), limit)
+
+
 def render_list(habits: list[dict]) -> str:
     if not habits:
         return "No habits yet: a sequence becomes a habit after it repeats a few times."
-    width = max(len(h["pattern"]) for h in habits)
-    lines = [f"Habits ({len(habits)})"] + [
-        f"  {h['pattern']:<{width}}  ×{h['count']:<4} in {h['sessions']}/{h['sessions_considered']} sessions  "
-        f"confidence {h['confidence']:.2f}  avg gap {h['avg_gap']:.0f}s" for h in habits]
+    tail = f"  {'count':>5}  {'sessions':>9}  {'confidence':>10}  {'avg gap':>7}"
+    room = WIDTH - 2 - len(tail)
+    patterns = [_pattern(h, room) for h in habits]
+    width = max(len("pattern"), *map(len, patterns))
+    lines = [f"Habits ({len(habits)})", f"  {'pattern':<{width}}{tail}"] + [
+        f"  {p:<{width}}  {h['count']:>5}  {str(h['sessions']) + '/' + str(h['sessions_considered']):>9}  "
+        f"{h['confidence']:>10.2f}  {h['avg_gap']:>6.0f}s" for p, h in zip(patterns, habits)]
     return "\n".join(lines)
 
 
 def render_status(info: dict, limit: int = 15) -> str:
     oldest = (time.strftime("%Y-%m-%d", time.localtime(info["oldest_event"]))
               if info.get("oldest_event") else "none")
-    summary = (f"{info['events']:,} action events in {info['sessions']:,} sessions since {oldest} "
-               f"(last {info['retention_days']} days; pairs within {info['window_seconds']}s; "
-               f"a habit needs {info['min_frequency']}). Counted as they happen.")
-    lines = [summary, f"Habits: {len(info['habits'])}"]
-    lines += [f"  ✓ {h['pattern']}  ×{h['count']}  confidence {h['confidence']:.2f}" for h in info["habits"][:limit]]
+    lines = [f"{info['events']:,} action events in {info['sessions']:,} sessions since {oldest}, "
+             "counted as they happen",
+             f"(last {info['retention_days']} days; pairs within {info['window_seconds']}s; a habit repeats "
+             f"{info['min_frequency']} times in {HABIT_MIN_SESSIONS} sessions).", f"Habits: {len(info['habits'])}"]
+    lines += [f"  ✓ {_pattern(h, WIDTH - 40)}  ×{h['count']}  confidence {h['confidence']:.2f}"
+              for h in info["habits"][:limit]]
     lines.append(f"Emerging: {len(info['emerging'])}")
     lines += [f"  {progress_bar(h['count'], info['min_frequency'])} {h['count']}/{info['min_frequency']}  "
-              f"{h['pattern']}{'  (1 session)' if h['sessions'] < HABIT_MIN_SESSIONS else ''}"
+              f"{_pattern(h, WIDTH - 40)}{'  (1 session)' if h['sessions'] < HABIT_MIN_SESSIONS else ''}"
               for h in info["emerging"][:limit]]
     if len(info["emerging"]) > limit:
         lines.append(f"  … and {len(info['emerging']) - limit} more")
