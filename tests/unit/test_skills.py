@@ -1028,6 +1028,15 @@ def test_cli_usage_errors_exit_2_with_json(tacit_env, tmp_path):
         assert code == 2 and out["success"] is False and out["error"], args
 
 
+def test_a_body_file_too_large_to_read_says_the_limit(tacit_env, tmp_path):
+    """It said "more text than a SKILL.md may hold" without the limit; a smaller one said it."""
+    big = tmp_path / "big.md"
+    big.write_text("x" * 400_001)
+    code, out = tacit(tacit_env, "create", "--name", "x", "--description", "d", "--body-file", str(big))
+    assert code == 2 and out["error"] == ("--body-file: over 400,000 bytes, more than a SKILL.md may hold "
+                                          "(100,000 characters); nothing was changed")
+
+
 def test_cli_help_works(tacit_env):
     proc = subprocess.run([sys.executable, "-m", "tacit.cli", "skill", "create", "--help"],
                           env=tacit_env, capture_output=True, text=True, timeout=60)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tacit.commands import command, emit, exit_code, refuse, say
 from tacit.commands.memory import project_of
-from tacit.stores.skill_format import MAX_SKILL_BYTES
+from tacit.stores.skill_format import MAX_SKILL_BYTES, MAX_SKILL_CHARS
 from tacit.stores.skill_scopes import ScopedSkills
 from tacit.stores.skills import SkillStore
 
@@ -112,7 +112,8 @@ def _read_file_arg(value: str, flag: str) -> str:
         except OSError as exc:
             raise _UsageError(f"{flag}: cannot read {value}: {exc.strerror or exc}") from None
     if len(data) > MAX_SKILL_BYTES:
-        raise _UsageError(f"{flag}: more text than a SKILL.md may hold")
+        raise _UsageError(f"{flag}: over {MAX_SKILL_BYTES:,} bytes, more than a SKILL.md may hold ({MAX_SKILL_CHARS:,} "
+                          "characters); nothing was changed")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
