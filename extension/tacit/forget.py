@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from tacit.app import Tacit
+from tacit.detect.commands import wants_forget
 from tacit.learn import lifecycle
 from tacit.stores import candidates as candidate_store
 from tacit.stores import history, tombstones
@@ -45,6 +46,7 @@ def forget(tacit: Tacit, text: str, *, project=None) -> dict:
     if not isinstance(text, str) or not text.strip():
         return {"success": False, "error": "say what to forget: tacit forget \"we use pnpm\""}
     text = " ".join(text.split())[:MAX_CHARS]
+    text = wants_forget(f"forget {text}") or text  # "what I said about tests" is about "tests", as said in chat
     if not text.isascii() and re.search("[\ud800-\udfff]", text):  # bytes of a command line that were not UTF-8
         return {"success": False, "error": "the text to forget is not valid UTF-8 (a byte such as "
                                            "\\xff that is no character); nothing was changed"}

@@ -101,7 +101,11 @@ def test_undoing_a_forget_restores_every_scope_and_lifts_the_tombstone(cfg, you)
 def test_tacit_forget_cli_text_and_json(tacit_env, cfg):
     MemoryStore(cfg).add("global", "Deploy on Tuesdays")
     proc = tacit(tacit_env, "forget", "that we deploy on tuesdays")
-    assert proc.returncode == 0 and proc.stdout.startswith('Forgot "that we deploy on tuesdays": removed 1 from global memory')
+    assert proc.returncode == 0 and proc.stdout.startswith('Forgot "we deploy on tuesdays": removed 1 from global memory')
+    # the words around what to forget are not part of it: it looked for entries saying "what I said about"
+    MemoryStore(cfg).add("global", "Tests for the API live in tests/api")
+    proc = tacit(tacit_env, "forget", "what I said about tests")
+    assert proc.stdout.startswith('Forgot "tests": removed 1 from global memory'), proc.stdout
     proc = tacit(tacit_env, "forget", "--json", "the staging URL")
     out = json.loads(proc.stdout)
     assert out["success"] and out["removed"] == [] and out["tombstone"] is not None
