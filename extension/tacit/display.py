@@ -29,10 +29,19 @@ def middle(text: str, limit: int) -> str:
     return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
 
 
+# a time-ordered UUID (v6, v7: Codex's and pi's): its head is the time it was made, to 65 s (8 characters)
+_TIME_ORDERED = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[67][0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
+
+
 def session_label(session_id: str, width: int = 8) -> str:
-    """A session id to print: its head (a UUID's), or all of one whose head is a date (Hermes's
-    ``20261207_200615_ab12cd``: every session of a day has that head), so two are told apart."""
-    return session_id[:40] if session_id[:8].isdigit() else session_id[:width]
+    """A session id to print, so two are told apart: its head (a random UUID's); all of one whose head
+    is a date (Hermes's ``20261207_200615_ab12cd``: every session of a day has that head); the random
+    tail of a time-ordered UUID (Codex's, pi's: sessions started within a minute share its head)."""
+    if session_id[:8].isdigit():
+        return session_id[:40]
+    if _TIME_ORDERED.fullmatch(session_id):
+        return "…" + session_id[-width:]
+    return session_id[:width]
 
 
 def printable(text: str) -> str:

@@ -482,3 +482,27 @@ def test_hermes_z_forget_removes_every_scope_and_says_so_and_a_miss_says_nothing
     shown = proc.stdout + proc.stderr
     assert 'Nothing removed: no memory entry says "we use bazel"' in shown, shown[-2000:]
     assert "Forgot" not in shown and "forgotten" not in shown.lower()
+
+
+def test_hermes_memory_tool_edit_to_a_file_tacit_never_wrote_is_in_the_history_and_undoable(stub, tacit_hermes):
+    """Hermes's MEMORY.md existed before tacit: the agent's own ``memory`` add is one history row
+    by the agent in that session on hermes, found by ``tacit memory why`` and undone by ``undo``."""
+    th = tacit_hermes
+    th.memories.mkdir(parents=True, exist_ok=True)
+    (th.memories / "MEMORY.md").write_text("OLD-FACT the build uses make", encoding="utf-8")
+    th.install()
+    stub.set_script([{"match": "^remember the port$", "times": 1, "tool_calls": [
+        {"name": "memory", "input": {"action": "add", "target": "memory", "content": "NEW-FACT the port is 8123"}}]},
+    ], default="Saved.")
+    th.oneshot("remember the port")
+    assert th.entries("MEMORY.md") == ["OLD-FACT the build uses make", "NEW-FACT the port is 8123"]
+    changes = th.tacit_json("memory", "log")["changes"]
+    assert len(changes) == 1, changes
+    change = changes[0]
+    assert change["actor_kind"] == "agent" and change["host"] == "hermes" and change["session_id"], change
+    assert change["actor"].startswith("the agent in session ") and change["actor"].endswith(" on hermes")
+    assert change["before"] == ["OLD-FACT the build uses make"] and change["added"] == ["NEW-FACT the port is 8123"]
+    why = th.tacit_json("memory", "why", "NEW-FACT")
+    assert [c["id"] for c in why["entries"][0]["changes"]] == [change["id"]], why
+    assert th.tacit_json("memory", "undo", str(change["id"]))["success"]
+    assert th.entries("MEMORY.md") == ["OLD-FACT the build uses make"]

@@ -176,3 +176,20 @@ def test_tacit_learn_reads_a_pi_session_and_a_codex_rollout(run_pi, run_codex, s
         [session] = json.loads(proc.stdout)["sessions"]
         assert session["format"] == host and session["turns"] == 2 and session["tool_calls"] == 1, session
         assert [c["text"] for c in session["corrections"]] == [said]
+
+
+def test_two_pi_sessions_started_within_a_minute_are_named_apart(run_pi, stub):
+    """pi's session ids are time-ordered (UUIDv7): their first 8 (12) characters are the same for every
+    session started within about a minute (16 ms), so ``tacit search`` named two of them alike."""
+    stub.set_script([], default="Noted, the deploy hangs.")
+    for text in ("the deploy script hangs on rsync", "the deploy script hangs on ssh"):
+        proc = run_pi(["-p", "--model", run_pi.model_arg, text])
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    ids = sorted(f.stem.rsplit("_", 1)[-1] for f in (run_pi.agent_dir / "sessions").rglob("*.jsonl"))
+    assert len(ids) == 2 and ids[0][:8] == ids[1][:8], ids  # the collision this is about
+    proc = subprocess.run([sys.executable, "-m", "tacit", "search", "deploy script hangs", "--host", "pi"],
+                          env=run_pi.env({}), cwd=run_pi.project, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    labels = [line.split("  session ")[1].split(",")[0] for line in proc.stdout.splitlines() if "  session " in line]
+    assert len(labels) == 2 and len(set(labels)) == 2, proc.stdout
+    assert all(any(i.endswith(label.lstrip("…")) for i in ids) for label in labels), (labels, ids)

@@ -51,6 +51,9 @@ def test_a_damaged_search_index_is_made_again_or_named_never_an_internal_error(r
     code, out, err = run("search", "--json", "deploy")
     assert code == 0 and json.loads(out)["success"] is True, out + err
     assert index.read_bytes().startswith(b"SQLite format 3\x00")
+    # in tacit's log (it went to Python's logging: stderr, which no host shows)
+    logged = (Path(tacit_env["TACIT_HOME"]) / "logs" / "tacit.log").read_text(encoding="utf-8")
+    assert "WARNING" in logged and f"search index {index} is damaged" in logged and "made again" in logged, logged
     with open(index, "r+b") as handle:  # its first page whole, every other one garbage: "malformed"
         size = handle.seek(0, 2)
         handle.seek(4096)

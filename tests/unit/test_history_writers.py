@@ -266,3 +266,13 @@ def test_cli_install_starters_is_one_undoable_change_as_you(cfg, tacit_env):
     assert not [p for p in cfg.skills_dir.iterdir() if not p.name.startswith(".")]
     code, twice = cli(tacit_env, "memory", "undo", str(result["change_id"]))
     assert code == 1 and "already undone" in twice["error"], twice
+
+
+def test_agents_of_two_time_ordered_sessions_a_second_apart_are_named_apart():
+    """Codex's and pi's ids are UUIDv7: 12 characters of the head are the same for sessions started
+    16 ms apart, so the memory log named the agents of two sessions alike; the random tail tells them apart."""
+    first, second = "01a25251-5cfc-7300-88f7-0f02115d47e1", "01a25251-5d10-7aa1-9202-a73191f4cc9d"
+    names = {Actor(kind="agent", name="memory", session_id=s, host="pi").describe() for s in (first, second)}
+    assert names == {"the agent in session …0f02115d47e1 on pi", "the agent in session …a73191f4cc9d on pi"}
+    random_id = "3f2b8c1e-9a4d-4e2f-8b1a-0c9d8e7f6a5b"  # a v4 UUID (Claude Code's): its head, as before
+    assert Actor(kind="agent", session_id=random_id, host="x").describe() == "the agent in session 3f2b8c1e-9a4 on x"

@@ -14,6 +14,7 @@ import time
 from tacit import __version__, memory_folder
 from tacit.commands import JSON_OUTPUT, command, emit
 from tacit.commands.memory import project_of
+from tacit.display import session_label
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.fsutil import write_fault
 from tacit.log import log_exception
@@ -340,7 +341,7 @@ def check(cfg, project=None) -> dict:
     now = time.time()
     sessions = _guarded("failing sessions", failing_sessions, [], problems, cfg, since=now - FAILURE_WINDOW,
                         applied=led.get("last_event") or {})
-    problems.extend(f"session {s['session_id'][:12]} on {s['host'] or 'a host'} fails on every event "
+    problems.extend(f"session {session_label(s['session_id'], 12)} on {s['host'] or 'a host'} fails on every event "
                     f"({s['failures']} in a row since {time.strftime('%Y-%m-%d %H:%M', time.localtime(s['since']))}): "
                     f"{s['last_error']} — details in {cfg.log_file}" for s in sessions)
     handlers = _guarded("failing handlers", failing_handlers, {}, problems, cfg, since=now - 86400)

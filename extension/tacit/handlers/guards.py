@@ -7,7 +7,6 @@ Design notes: docs/design/guards.md#tacithandlersguards
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import re
 import threading
@@ -16,20 +15,20 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from tacit.display import clip
+from tacit.failures import record_failure
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
 from tacit.guards.reason import unread_reason
 from tacit.handlers import guards_offline
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
+from tacit.log import log
 from tacit.projects import common_dir, kept, project_for, read_gitdir_file
 from tacit.stores.file_memo import signature
 from tacit.stores import guard_files
 from tacit.stores.guard_files import Finder, notices as file_notices
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
 from tacit.stores.memory import MemoryStore
-
-log = logging.getLogger("tacit.guards")
 
 MAX_STOPS = 8  # stopped calls remembered per session (an answer refers to the last turn's)
 MAX_PROJECTS = 64  # compiled guard sets kept per engine
@@ -66,13 +65,20 @@ class GuardChecker:
         self._finder = Finder(every=300.0)  # the instruction files of each checkout
         self._keeping = threading.Lock()  # prepare (any thread) and the handlers share the compiled sets
 
+    def warn(self, what: str, exc: BaseException, event=None) -> None:
+        """A check that went on without something: in tacit.log, and counted by ``tacit doctor``."""
+        log(self.cfg, "warning", "guards", f"{what}: {type(exc).__name__}: {exc}")
+        record_failure(self.cfg, where="guards.check", exc=exc, level="handler",
+                       session_id=getattr(event, "session_id", ""), host=getattr(event, "host", ""),
+                       event_kind=getattr(event, "kind", ""))
+
     def place(self, cwd) -> tuple:
         """(project, real cwd) of a working folder, kept as long as ``tacit.projects`` keeps a project."""
         if not isinstance(cwd, str) or not cwd.startswith("/"):
             return project_for(cwd, home=self.home), None
         return kept(self._places, cwd, lambda: (project_for(cwd, home=self.home), os.path.realpath(cwd)))
 
-    def compiled(self, ledger, project) -> Compiled:
+    def compiled(self, ledger, project, event=None) -> Compiled:
         """This project's guards, rebuilt when its memory or the table changed (else five stats)."""
         cache_key = (project.key, project.root) if project is not None else ("", None)
         files = self._signature(cache_key, project)
@@ -89,7 +95,7 @@ class GuardChecker:
                 if store.files_cut:  # read only in part: read again, further, at a later call
                     files, rest_until = (), time.monotonic() + guard_files.READ_SECONDS
             except Exception as exc:  # noqa: BLE001 — a busy or broken ledger: check what the table holds
-                log.warning("guards: sync failed, checking the guards already kept: %s", exc)
+                self.warn("sync failed, checking the guards already kept", exc, event)
                 files = ()  # try the sync again on the next call
         rev = store.revision()
         if found is not None and found.files == files and found.rev == rev:
@@ -113,9 +119,9 @@ class GuardChecker:
         if not self.cfg.settings.get("guards_enabled", True):
             return
         try:
-            self.compiled(ledger, self.place(event.cwd)[0])
+            self.compiled(ledger, self.place(event.cwd)[0], event)
         except Exception as exc:  # noqa: BLE001 — the handler compiles them itself, in the event
-            log.warning("guards: preparing failed: %s", exc)
+            self.warn("preparing failed", exc, event)
 
     def _instruction_files(self, project) -> tuple:
         if project is None or not self.cfg.settings.get("instruction_files", True):
@@ -151,7 +157,7 @@ class GuardChecker:
             return None
         ctx.state.marks["guards.told"] = 1
         project, _ = self.place(ctx.cwd)
-        compiled = self.compiled(ctx.ledger, project)
+        compiled = self.compiled(ctx.ledger, project, event)
         try:
             counts = GuardStore(self.cfg, ctx.ledger).per_guard(project=project.key if project else "")
             skipped = file_notices(ctx.ledger, project)  # what the last read of its files could not take
@@ -172,9 +178,9 @@ class GuardChecker:
         state.marks["guards.on"] = 1  # this session's calls are checked before they run
         project, cwd = self.place(ctx.cwd)
         try:
-            compiled = self.compiled(ctx.ledger, project)
+            compiled = self.compiled(ctx.ledger, project, event)
         except Exception as exc:  # noqa: BLE001 — the ledger failed under us: the guards kept in files
-            log.warning("guards: checking the guards kept in files: %s", exc)
+            self.warn("checking the guards kept in files", exc, event)
             return guards_offline.check(self.cfg, event)
         if not compiled.guards.guards:
             return None
@@ -201,7 +207,7 @@ class GuardChecker:
                                    host=ctx.host, subject=hit.subject,
                                    ref=f"{event.id}:{record.id}" if event.id else None)
             except Exception as exc:  # noqa: BLE001
-                log.warning("guards: stop not counted: %s", exc)
+                self.warn("stop not counted", exc, event)
         stops = [s for s in state.marks.get("guards.stopped") or () if isinstance(s, dict)]
         stops.append({"key": call_key(event.name, event.args), "ids": [h.guard.id for h in hits],
                       "turn": state.user_turns, "ask": ask, "subject": hits[0].subject[:200],
@@ -228,7 +234,7 @@ class GuardChecker:
             return _strikes(store, stop["ids"], "override", event, ctx, project_key, stop.get("subject", ""))
         if checked:
             return None
-        compiled = self.compiled(ctx.ledger, project)
+        compiled = self.compiled(ctx.ledger, project, event)
         if not compiled.guards.guards:
             return None
         for hit in self.hits(compiled, event, cwd)[1]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
 import re
 import sqlite3
@@ -17,13 +16,13 @@ import time
 from pathlib import Path
 
 from tacit.fsutil import lock_for
+from tacit.log import log
 from tacit.search.source import USER, Cursor, host_sources
 from tacit.stores.search_index import SearchIndex
 
 INDEX_FILE = "search.db"
 BATCH = 5000
 LOCK_SECONDS = 60.0
-log = logging.getLogger("tacit.search")
 
 
 def index_path(cfg) -> Path:
@@ -38,7 +37,7 @@ def open_index(cfg) -> SearchIndex:
     except sqlite3.DatabaseError as exc:
         if isinstance(exc, sqlite3.OperationalError):
             raise  # locked, read-only, a folder: the caller says so
-        log.warning("search index %s is damaged (%s): made again", index_path(cfg), exc)
+        log(cfg, "warning", "search", f"search index {index_path(cfg)} is damaged ({exc}): made again")
         remove_index(cfg)
         return SearchIndex(index_path(cfg))
 
@@ -284,7 +283,7 @@ def catch_up(cfg, index: SearchIndex, wait: float = LOCK_SECONDS) -> dict:
                     _read_file(index, projects, source, real, stamp, stats)
                 except (OSError, sqlite3.DatabaseError, UnicodeError) as exc:
                     stats["unreadable"] += 1
-                    log.warning("search index: skipped %s: %s", path, exc)
+                    log(cfg, "warning", "search", f"search index: skipped {path}: {exc}")
         if len(present) < len(known):
             # a file this process did not list may be another environment's (a host home set for
             # one host only): it goes once it no longer exists

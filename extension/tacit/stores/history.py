@@ -296,12 +296,13 @@ def last_state(ledger, target: str):
 
 
 def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "",
-                actor: Actor | None = None) -> int | None:
+                actor: Actor | None = None, baseline: list | None = None) -> int | None:
     """Record an edit tacit did not make when ``entries`` differ from the last recorded state (none
-    recorded: the file predates the history, nothing to do); its id."""
+    recorded: ``baseline``, the file as read before the edit, else nothing to do); its id."""
     try:
         with ledger_for(cfg) as ledger:
             before = last_state(ledger, target)
+            before = baseline if before is None else before
             # a state recorded before U+2028 & co. were read as line breaks is the same state
             if before is None or [normal_lines(e) for e in before] == [normal_lines(e) for e in entries]:
                 return None

@@ -306,22 +306,28 @@ class MemoryStore:
     def _project_key(self, target: str) -> str:
         return self.project.main_root if self.project is not None and target in ("project", "team") else ""
 
-    def notice_edits(self, actor: "history.Actor | None" = None) -> list[int]:
-        """Record every file changed since tacit's last write (by hand, or a host's tool); the ids."""
+    def notice_edits(self, actor: "history.Actor | None" = None, baselines: dict | None = None) -> list[int]:
+        """Record every file changed since tacit's last write (by hand, or a host's tool; with ``baselines``,
+        only those files, compared with these entries when no write is recorded); the ids."""
         found = []
-        for target in self.targets():
+        for target in (self.targets() if baselines is None else baselines):
             path = self.path_for(target)
             try:
                 # under the file's lock: a write between its file and its history row is no edit
                 with _lock_if_possible(path):
                     change = history.notice_edit(self.cfg, scope=target, target=str(path),
                                                  entries=self.entries(target), project=self._project_key(target),
-                                                 actor=actor)
+                                                 actor=actor, baseline=(baselines or {}).get(target))
             except OSError:  # LockTimeout too: the writer holding it records the edit itself before writing
                 continue
             if change is not None:
                 found.append(change)
         return found
+
+    def unrecorded(self) -> dict[str, list[str]]:
+        """The entries now of each file no recorded change wrote (a host's file from before tacit)."""
+        with history.ledger_for(self.cfg) as ledger:
+            return {t: self.entries(t) for t in self.targets() if history.last_state(ledger, str(self.path_for(t))) is None}
 
     @_refusals_are_results
     def add(self, target: str, content: str, *, group: str = "") -> dict[str, Any]:

@@ -294,13 +294,35 @@ class HermesAdapter:
         filed = self._project_entry(args, kwargs.get("session_id"))
         if filed is not None:  # "[name] …": this project's memory, which Hermes's tool cannot write
             return json.dumps(filed, ensure_ascii=False)
+        before = self._unrecorded()
         result = next_call(args)  # the tool's own exceptions are Hermes's business
+        self._record_edit(before, kwargs.get("session_id"))
         try:
             replaced = self._defer_overflow(args, result, kwargs.get("session_id"))
         except Exception as exc:  # noqa: BLE001 — fall back to Hermes's own result
             log_exception(self.cfg, "hermes memory middleware", exc)
             return result
         return result if replaced is None else replaced
+
+    def _unrecorded(self) -> dict:
+        """Before the tool runs: the entries of each file tacit never wrote (Hermes's from before tacit)."""
+        try:
+            return MemoryStore(self.cfg).unrecorded()
+        except Exception as exc:  # noqa: BLE001 — the tool runs as Hermes would run it
+            log_exception(self.cfg, "hermes memory middleware: unrecorded", exc)
+            return {}
+
+    def _record_edit(self, before: dict, session_id) -> None:
+        """The tool's edit to such a file, as the agent's (the ``tool_result`` handler can only
+        compare with a recorded state, and there is none)."""
+        if not before:
+            return
+        sid, session = self._session(session_id)
+        actor = Actor(kind="agent", name="memory", host=HOST, session_id=sid, cause=session.user_text)
+        try:
+            MemoryStore(self.cfg).notice_edits(actor=actor, baselines=before)
+        except Exception as exc:  # noqa: BLE001 — never break the tool call
+            log_exception(self.cfg, "hermes memory middleware: record", exc)
 
     def _forgotten(self, args, session_id) -> str | None:
         """Why this ``memory`` call may not save (the user asked to forget what it says), else None."""
