@@ -93,7 +93,7 @@ def strip_quoted(text: str) -> str:
 _PROMPT_OPENERS = lazy(
     r"^\s*(?:#+\s*)?(?:you are (?:a|an|the|tacit|claude|hermes)\b|you're (?:a|an|the)\b|your (?:task|job|role) is\b|"
     r"this session is being continued from a previous conversation|<system\b|system:|"
-    r"instructions:|task:|## task\b|you must (?:fully )?embody\b)", re.I)
+    r"instructions:|task:|## task\b|you must (?:fully )?embody\b|the following is the \w+ agent history\b)", re.I)
 _CHILD_MARKERS = ("tacit:child", "tacit-child", "tacit_child")
 
 
@@ -143,7 +143,7 @@ def is_log_line(line: str) -> bool:
 
 
 #: lines a program or the agent's harness writes, never the user: ssh's host-key prompt, a mail
-#: notifier, Claude Code's local-command caveat and interrupt marker, Cursor's plan hand-off, error lines
+#: notifier and heartbeat, Claude Code's local-command caveat and interrupt marker, Cursor's plan hand-off, error lines
 _OUTPUT_LINE = lazy(
     r"""^\s*(?:
         the\ authenticity\ of\ host\b | \S+\ key\ fingerprint\ is\b | this\ key\ is\ not\ known\ by\b
@@ -152,6 +152,7 @@ _OUTPUT_LINE = lazy(
       | \U0001F4EC\ you\ have\ new\ mail\b | you\ have\ (?:new\ )?mail\ in\ /
       | caveat:\ the\ messages\ below\ were\ generated\ by\ the\ user\ while\ running\ local\ commands
       | \[request\ interrupted\ by\ user
+      | health_check:\ heartbeat\ stale\b
       | implement\ the\ plan\ as\ specified\.\ to-do'?s\ from\ the\ plan\ have\ already\ been\ created
       | (?:npm|yarn|pnpm)\ (?:ERR!|WARN\b|error\b)
       | (?-i:(?:Uncaught\ )?[A-Z]\w*(?:Error|Exception|Warning):\ | (?:fatal|error|warning):\ | Caused\ by:\ )
