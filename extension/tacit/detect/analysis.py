@@ -63,7 +63,7 @@ class MessageAnalysis:
 
 def _durable(reading: _features.MessageReading, feats: dict[str, float]) -> tuple[str, float]:
     """(category, score): does the message state something durable — a preference, decision, goal, fact?"""
-    if reading.skipped in ("empty", "agent-prompt", "quoted-only"):
+    if reading.skipped in ("empty", "agent-prompt", "quoted-only") or reading.output_only:
         return "none", 0.0
     scorer = model(USER_MODEL, "durable")
     if not reading.english and reading.markers.rule_category in DURABLE_CATEGORIES:
@@ -96,7 +96,7 @@ def _analyse(text: object, prev_assistant: object, patterns: CorrectionPatterns 
     failure = 0.0 if skipped else failure_model.score(feats)
     failure_report = bool(failure_model.weights) and failure >= failure_model.threshold \
         and not correction.is_correction
-    lesson = 0.0 if skipped or forget is not None or review or waiver \
+    lesson = 0.0 if skipped or reading.output_only or forget is not None or review or waiver \
         else model(USER_MODEL, "lesson").score(feats)
     if correction.is_correction or category != "none":
         lesson = max(lesson, lesson_threshold())  # a detected lesson is always highlighted

@@ -33,7 +33,8 @@ class CorrectionVerdict:
 
     ``rule``: ``model`` (the learned score decided), ``strong`` / ``negative`` (a configured pattern
     list decided), ``phrased-rule`` (the message states an exact rule against what the agent did,
-    see :mod:`tacit.detect.analysis`), ``zh-phrase``, ``empty``, ``quoted-only``, ``agent-prompt``.
+    see :mod:`tacit.detect.analysis`), ``zh-phrase``, ``empty``, ``quoted-only``, ``agent-prompt``,
+    ``program-output``.
     ``score`` is in [0, 1]; ``matched`` is the text that weighed most (a cue's words), or None."""
 
     is_correction: bool
@@ -71,8 +72,8 @@ def _matched_text(reading: _features.MessageReading, top: list[tuple[str, float]
 
 def phrased_rule_of(reading: _features.MessageReading) -> Phrased | None:
     """The exact rule a read message states (None for memory commands,
-    non-English and skipped messages)."""
-    if reading.skipped is not None or not reading.english:
+    non-English, skipped and output-only messages)."""
+    if reading.skipped is not None or reading.output_only or not reading.english:
         return None
     if wants_forget(reading.raw) is not None or wants_review(reading.raw):
         return None
@@ -144,6 +145,8 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
         return _verdict(False, "empty", 0.0, None, "no text")
     if reading.skipped == "agent-prompt":
         return _verdict(False, "agent-prompt", 0.0, None, "text is a prompt written for an agent, not by the user")
+    if reading.output_only:
+        return _verdict(False, "program-output", 0.0, None, "text is program or harness output, not the user's words")
     zh = chinese_correction(strip_quoted(reading.raw)) if not reading.english else None
     if zh:
         return _verdict(True, "zh-phrase", 0.8, zh, f"Chinese correction phrase {zh!r}")

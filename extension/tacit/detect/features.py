@@ -16,7 +16,8 @@ from tacit.detect.model import bucket, flags
 from tacit.detect.markers import DurableMarkers, durable_markers
 from tacit.detect.patterns import OriginalHit, default_patterns, original_rule
 from tacit.detect.text import (
-    PLACEHOLDER, clean, content_tokens, focus_text, looks_like_agent_prompt, sentences, strip_quoted, words,
+    PLACEHOLDER, clean, content_tokens, focus_text, is_program_output, looks_like_agent_prompt, sentences,
+    strip_quoted, words,
 )
 
 #: n-grams come from at most this many leading and trailing words
@@ -138,6 +139,7 @@ class MessageReading:
     english: bool
     original: OriginalHit | None = None  # the original rule with the built-in lists
     n_words: int = 0
+    output_only: bool = False  # every line is program or harness output: judged, never a correction or lesson
 
 
 def _is_english(text: str) -> bool:
@@ -160,7 +162,8 @@ def read(text: object, prev_assistant: object = None) -> MessageReading:
         return skipped("empty")
     if looks_like_agent_prompt(raw):
         return skipped("agent-prompt")
-    focus = focus_text(strip_quoted(raw))
+    stripped = strip_quoted(raw)
+    focus = focus_text(stripped)
     if not focus.strip(" \n\u2026"):
         return skipped("quoted-only", _is_english(raw))
     msg = _cues.read_message(focus, prev)
@@ -173,7 +176,7 @@ def read(text: object, prev_assistant: object = None) -> MessageReading:
     markers = durable_markers(focus)
     original = original_rule("\n".join(sentences(lower)), default_patterns())
     return MessageReading(raw, focus, lower, bare, prev, msg, hits, contrast, sig, heuristic, markers, None,
-                          _is_english(focus), original, len(words(bare)))
+                          _is_english(focus), original, len(words(bare)), is_program_output(stripped))
 
 
 def user_features(reading: MessageReading) -> dict[str, float]:

@@ -93,7 +93,7 @@ def strip_quoted(text: str) -> str:
 _PROMPT_OPENERS = lazy(
     r"^\s*(?:#+\s*)?(?:you are (?:a|an|the|tacit|claude|hermes)\b|you're (?:a|an|the)\b|your (?:task|job|role) is\b|"
     r"this session is being continued from a previous conversation|<system\b|system:|"
-    r"instructions:|task:|## task\b)", re.I)
+    r"instructions:|task:|## task\b|you must (?:fully )?embody\b|the following is the \w+ agent history\b)", re.I)
 _CHILD_MARKERS = ("tacit:child", "tacit-child", "tacit_child")
 
 
@@ -140,6 +140,33 @@ def is_log_line(line: str) -> bool:
     if visible < 12 or letters >= 0.45 * visible:
         return False
     return not (_PROSE_WITH_NUMBERS.match(line) and len(_PROSE_WORD.findall(line)) >= 2)
+
+
+#: lines a program or the agent's harness writes, never the user: ssh's host-key prompt, a mail
+#: notifier and heartbeat, Claude Code's local-command caveat and interrupt marker, Cursor's plan hand-off, error lines
+_OUTPUT_LINE = lazy(
+    r"""^\s*(?:
+        the\ authenticity\ of\ host\b | \S+\ key\ fingerprint\ is\b | this\ key\ is\ not\ known\ by\b
+      | are\ you\ sure\ you\ want\ to\ continue\ connecting\b | warning:\ permanently\ added\b
+      | \S+@\S+:\ permission\ denied\ \(
+      | \U0001F4EC\ you\ have\ new\ mail\b | you\ have\ (?:new\ )?mail\ in\ /
+      | caveat:\ the\ messages\ below\ were\ generated\ by\ the\ user\ while\ running\ local\ commands
+      | \[request\ interrupted\ by\ user
+      | health_check:\ heartbeat\ stale\b
+      | implement\ the\ plan\ as\ specified\.\ to-do'?s\ from\ the\ plan\ have\ already\ been\ created
+      | (?:npm|yarn|pnpm)\ (?:ERR!|WARN\b|error\b)
+      | (?-i:(?:Uncaught\ )?[A-Z]\w*(?:Error|Exception|Warning):\ | (?:fatal|error|warning):\ | Caused\ by:\ )
+    )""", re.X | re.I)
+
+
+def is_program_output(stripped: str) -> bool:
+    """True for a (quote-stripped) message with no line of the user's own: every line is a log line
+    (:func:`is_log_line`) or program / harness output, and at least one is the latter (a message of
+    log lines alone is already empty once :func:`focus_text` drops them)."""
+    lines = [ln for ln in stripped.split("\n") if ln.strip()]
+    if not lines or not any(_OUTPUT_LINE.match(ln) for ln in lines):
+        return False
+    return all(_OUTPUT_LINE.match(ln) or is_log_line(ln) for ln in lines)
 
 
 def focus_text(stripped: str) -> str:
