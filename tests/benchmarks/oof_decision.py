@@ -24,6 +24,7 @@ import math
 import random
 import statistics
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -135,7 +136,36 @@ class Data:
         self.synth_reads = None
 
 
-def run_once(data: Data, recipe: Recipe, seed: int, salt: str) -> dict:
+@dataclass
+class Fitted:
+    """One run's per-fold scorers, the thresholds picked from their out-of-fold scores, and those scores."""
+
+    recipe: Recipe
+    salt: str
+    fold: list
+    models: list  # per fold: name -> (bias, weights)
+    thresholds: dict
+    oof: dict
+
+    def fold_of(self, repo: str) -> int:
+        return folds([repo], self.salt)[0]
+
+    @contextmanager
+    def installed(self, k: int):
+        """Fold ``k``'s scorers in place of the shipped weight file while inside."""
+        scorers = {n: _logistic(n, *self.models[k][n], self.thresholds.get(n, 0.0),
+                                self.thresholds.get(n + ".confident")) for n in self.models[k]}
+        saved_load, saved_feats = M.load_models, F.user_features
+        try:
+            F.user_features = lambda reading: featurise(self.recipe, reading)  # noqa: E731
+            M.load_models = lambda _filename: scorers  # noqa: E731
+            yield
+        finally:
+            M.load_models, F.user_features = saved_load, saved_feats
+
+
+def fit(data: Data, recipe: Recipe, seed: int, salt: str) -> Fitted:
+    """Each fold's scorers trained on the other folds (see the module doc)."""
     feats = [featurise(recipe, x) for x in data.reads]
     if recipe.extra is not None or recipe.drop is not None or not recipe.ngrams or recipe.ngram_keep:
         synth = _synth_features(data, recipe)
@@ -177,19 +207,20 @@ def run_once(data: Data, recipe: Recipe, seed: int, salt: str) -> dict:
         "durable": T.choose_threshold(oof["durable"], gold["durable"]),
         "lesson": T.choose_threshold(oof["lesson"], gold["lesson"], 0.7, 0.0),
     }
-    results = [None] * len(feats)
-    saved_load, saved_feats = M.load_models, F.user_features
-    try:
-        F.user_features = lambda reading: featurise(recipe, reading)  # noqa: E731
-        for k in range(T.FOLDS):
-            installed = {n: _logistic(n, *fitted[k][n], thresholds.get(n, 0.0)) for n in fitted[k]}
-            M.load_models = lambda _filename, _m=installed: _m  # noqa: E731
+    thresholds["durable.confident"] = T.confident_threshold(oof["durable"], gold["durable"], 0.5,
+                                                            thresholds["durable"])
+    return Fitted(recipe, salt, fold, fitted, thresholds, oof)
+
+
+def run_once(data: Data, recipe: Recipe, seed: int, salt: str) -> dict:
+    run = fit(data, recipe, seed, salt)
+    results = [None] * len(data.rows)
+    for k in range(T.FOLDS):
+        with run.installed(k):
             for i, r in enumerate(data.rows):
-                if fold[i] == k:
+                if run.fold[i] == k:
                     results[i] = analysis.analyse(r["text"], r["prev_assistant"] or None)
-    finally:
-        M.load_models, F.user_features = saved_load, saved_feats
-    return _figures(data, results, oof, thresholds, recipe)
+    return _figures(data, results, run.oof, run.thresholds, recipe)
 
 
 def _shapes_for(name: str, recipe: Recipe, samples):

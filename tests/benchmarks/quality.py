@@ -116,7 +116,7 @@ def _overlap(found: str, gold: str) -> float:
     return len(a & b) / len(b) if b else 0.0
 
 
-def _same_day_step(a, text: str, lesson: bool, kept: list, tally: dict) -> None:
+def _same_day_step(a, text: str, lesson: bool, kept: list, tally: dict, budget: float) -> None:
     """One user message under the same-day rule of ``tacit.handlers.review`` (issue 22): a
     correction is saved by its own child; another highlighted message waits for a review, which
     starts when a durable statement waits or the highlights add up (at the turn's end; a review
@@ -129,9 +129,55 @@ def _same_day_step(a, text: str, lesson: bool, kept: list, tally: dict) -> None:
         return
     kept.append({"score": a.lesson_score, "durable": _durable_now(a, text), "lesson": lesson})
     tally["reached"] += lesson  # reaches a review at its turn's end or the session's (unless left below END_BUDGET)
-    if any(h["durable"] for h in kept) or analysis.review_due([h["score"] for h in kept]):
+    if any(h["durable"] for h in kept) or analysis.review_due([h["score"] for h in kept], budget):
         tally["reviews"] += 1
         kept.clear()
+
+
+def by_source(rows: list[dict]) -> dict[str, list[dict]]:
+    """User messages grouped by source file (the pseudo-sessions), each in order."""
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        out.setdefault(r["source"], []).append(r)
+    for group in out.values():
+        group.sort(key=lambda r: r["id"])
+    return out
+
+
+def simulate_trigger(sources: dict[str, list[dict]], analyse, budget: float | None = None,
+                     end_budget: float | None = None) -> dict:
+    """The trigger rule and the same-day rule over every pseudo-session (``analyse(row)`` gives a
+    row's :class:`MessageAnalysis`; the budgets default to the shipped ones)."""
+    budget = analysis.REVIEW_BUDGET if budget is None else budget
+    end_budget = END_BUDGET if end_budget is None else end_budget
+    reviews, messages, lessons, covered = 0, 0, 0, 0
+    same_day = {"reviews": 0, "end_reviews": 0, "saves": 0, "reached": 0}
+    for rows in sources.values():
+        pending: list[float] = []
+        waiting = 0  # labelled lessons since the last review
+        kept: list[dict] = []  # the same-day rule's highlights not covered yet
+        for r in rows:
+            messages += 1
+            lesson = r.get("correction_class") == "correction" or r.get("memory_category") not in (None, "none")
+            if lesson:
+                lessons += 1
+                waiting += 1
+            a = analyse(r)
+            pending.append(a.lesson_score)
+            if analysis.review_due(pending, budget):
+                reviews += 1
+                covered += waiting
+                pending, waiting = [], 0
+            _same_day_step(a, r["text"], lesson, kept, same_day, budget)
+        if kept and sum(h["score"] for h in kept) >= end_budget:  # the session's end reviews what is left
+            same_day["end_reviews"] += 1
+        elif kept:
+            same_day["reached"] -= sum(h["lesson"] for h in kept)
+    return {"messages": messages, "sessions": len(sources), "reviews": reviews,
+            "per_100": 100.0 * reviews / messages if messages else 0.0,
+            "budget": budget, "end_budget": end_budget, "lessons": lessons,
+            "covered": covered / lessons if lessons else 0.0,
+            "same_day": dict(same_day, reached=same_day["reached"] / lessons if lessons else 0.0)}
 
 
 def evaluate(part: str) -> dict:
@@ -197,39 +243,8 @@ def evaluate(part: str) -> dict:
     highlighted = [a.highlight for a in analyses]
     out["highlight"] = {"threshold": analysis.lesson_threshold(), **both(highlighted, gold_l),
                         "points": highlight_points([a.lesson_score for a in analyses], gold_l)}
-    everything = real_data.user_rows(part, labelled=False)
-    by_source: dict[str, list[dict]] = {}
-    for r in everything:
-        by_source.setdefault(r["source"], []).append(r)
-    reviews, messages, lessons, covered = 0, 0, 0, 0
-    same_day = {"reviews": 0, "end_reviews": 0, "saves": 0, "reached": 0}
-    for rows in by_source.values():
-        rows.sort(key=lambda r: r["id"])
-        pending: list[float] = []
-        waiting = 0  # labelled lessons since the last review
-        kept: list[dict] = []  # the same-day rule's highlights not covered yet
-        for r in rows:
-            messages += 1
-            lesson = r.get("correction_class") == "correction" or r.get("memory_category") not in (None, "none")
-            if lesson:
-                lessons += 1
-                waiting += 1
-            a = analysis.analyse(r["text"], r["prev_assistant"] or None)
-            pending.append(a.lesson_score)
-            if analysis.review_due(pending):
-                reviews += 1
-                covered += waiting
-                pending, waiting = [], 0
-            _same_day_step(a, r["text"], lesson, kept, same_day)
-        if kept and sum(h["score"] for h in kept) >= END_BUDGET:  # the session's end reviews what is left
-            same_day["end_reviews"] += 1
-        elif kept:
-            same_day["reached"] -= sum(h["lesson"] for h in kept)
-    out["reviews"] = {"messages": messages, "sessions": len(by_source), "reviews": reviews,
-                      "per_100": 100.0 * reviews / messages if messages else 0.0,
-                      "budget": analysis.REVIEW_BUDGET, "lessons": lessons,
-                      "covered": covered / lessons if lessons else 0.0,
-                      "same_day": dict(same_day, reached=same_day["reached"] / lessons if lessons else 0.0)}
+    out["reviews"] = simulate_trigger(by_source(real_data.user_rows(part, labelled=False)),
+                                      lambda r: analysis.analyse(r["text"], r["prev_assistant"] or None))
 
     replies = real_data.assistant_rows(part)
     high_a = [r["label_confidence"] == "high" for r in replies]
@@ -325,7 +340,7 @@ def report(res: dict) -> str:
                  f"come before a review in their file")
     sd = rv["same_day"]
     lines.append(f"  same-day rule (issue 22: a correction saved at once; a review when a durable statement waits "
-                 f"or the highlights add up, and at the session's end when they reach {END_BUDGET}): {sd['saves']} correction saves + "
+                 f"or the highlights add up, and at the session's end when they reach {rv['end_budget']}): {sd['saves']} correction saves + "
                  f"{sd['reviews']} reviews + {sd['end_reviews']} end-of-session reviews over {rv['messages']} "
                  f"messages = {100.0 * (sd['saves'] + sd['reviews'] + sd['end_reviews']) / rv['messages']:.1f} "
                  f"children per 100 messages ({100.0 * (sd['reviews'] + sd['end_reviews']) / rv['messages']:.1f} "
