@@ -103,6 +103,9 @@ def test_a_list_whose_phrase_names_two_objects():
     "Never commit secrets or PII.",
     "Do not use system python or pip.",  # "system" may qualify both
     "Do not bump dependencies or change CI workflows unless asked.",
+    # a real AGENTS.md line (a fresh probe): "commit" ends "the same edit or commit", it is no act;
+    # "never commit" asked at every commit
+    "4. **Never mix unrelated changes** in the same edit or commit",
 ])
 def test_objects_without_a_shape_or_with_a_qualifier_derive_nothing(line):
     assert rules_in(line, "AGENTS.md") == []
@@ -438,3 +441,11 @@ def test_an_indented_code_block_is_no_rule_but_an_indented_list_paragraph_is():
     text = ("# Rules\n\nSome text.\n\n    Never run `make delta`.\n\n- Never run `make alpha`.\n\n"
             "    Never run `make beta`.\n\n    - Never run `make nested`.\n")
     assert [r.spec.describe() for r in rules_in(text, "AGENTS.md")] == ["`make alpha`", "`make beta`", "`make nested`"]
+
+
+def test_a_lone_act_after_a_place_without_an_article_is_still_an_act():
+    """"to main or force-push": only a noun phrase ("the same edit") takes the lone word in."""
+    kinds = [str(s.match) for s in derive_guards("Don't push to main or force-push")]
+    assert len(kinds) == 2 and "force_only=True" in kinds[1]
+    assert [str(s.match) for s in derive_guards("Never push to the main branch or commit")] == [
+        str(derive_guards("Never push to the main branch")[0].match)]

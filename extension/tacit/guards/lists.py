@@ -23,6 +23,9 @@ _LIST_VERB = lazy(r"(?:commit|push|force-push|force push|merge|rebase|amend|stas
                   r"rewrite|upload|copy|expose|log)\b", re.I)
 # "do not <verb> A or B": A and B are what the verb acts on (no comma, no semicolon inside)
 _EITHER = lazy(rf"(?P<dont>{_DONT})\s+(?P<verb>[a-z][a-z-]*)\s+(?P<a>[^,;]+?)\s*,?\s+(?:or|nor)\s+(?P<b>[^,;]+)", re.I)
+# "never mix unrelated changes in the same edit or commit": a lone word after a noun phrase ends that
+# phrase ("the same commit"), it is no act of its own ("never commit" stopped every commit)
+_NOUN_ENDS = lazy(r"\b(?:the|a|an|one|same|each|every|any|your|its|their|single)\s+(?:[\w-]+\s+)?[\w-]+$", re.I)
 _EXAMPLES = lazy(r"\b(?:such as|like|e\.?g|including|for example|for instance|i\.?e)\b", re.I)
 # "… or run `y`": the second item is an act of its own
 _ACT = lazy(r"(?:run|use|execute|call|invoke)\b", re.I)
@@ -173,13 +176,15 @@ def either(sentence: str, because: str, specs_of) -> list:
     if not m or _EXAMPLES.search(m.group("a")):
         return []  # "commands such as `a` or `b`": a list of examples has its own reading
     dont, verb, a, b = m.group("dont"), m.group("verb"), m.group("a").strip(), m.group("b").strip()
+    if " " not in b and _NOUN_ENDS.search(a):
+        b = ""  # "in the same edit or commit": the lone word is a noun of that phrase, no act of its own
     act = bool(_LIST_VERB.match(b) or _ACT.match(b))
     if not act and "`" in a and "`" in b and (a.startswith("`") or b.startswith("`")):
         return []  # "never use `git stash` or `any` casts": a quoted list has its own reading (not "files matching `a` or …")
     again = b.lower().startswith(verb.lower() + " ")  # "never git reset --hard or git clean -fd": b says the verb
     readings = [f"{dont} {verb} {a}", f"{dont} {b}" if act or again else f"{dont} {verb} {b}"]
-    first, second = (specs_of(reading, because) for reading in readings)
-    if not second and first and verb.lower() in _RUN_VERBS and all(isinstance(s.match, CommandMatch) for s in first):
+    first, second = specs_of(readings[0], because), specs_of(readings[1], because) if b else []
+    if not second and first and b and verb.lower() in _RUN_VERBS and all(isinstance(s.match, CommandMatch) for s in first):
         second = [spec] if (spec := cli_item(b, because)) else []  # "… bundle install or jekyll build"
     if not second and (act or _TAIL.search(b) or re.search(r"\w{3,}ly\b", b)):
         return []  # "… or delete rows casually": what qualifies the second item may qualify the first
