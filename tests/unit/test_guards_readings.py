@@ -449,3 +449,10 @@ def test_a_lone_act_after_a_place_without_an_article_is_still_an_act():
     assert len(kinds) == 2 and "force_only=True" in kinds[1]
     assert [str(s.match) for s in derive_guards("Never push to the main branch or commit")] == [
         str(derive_guards("Never push to the main branch")[0].match)]
+
+
+def test_no_direct_push_to_main_is_a_push_rule():
+    """A real AGENTS.md line (a fresh probe): "direct" before a push or a commit changes nothing about
+    what to stop, as "directly" does not; "No direct push to main" derived nothing."""
+    [rule] = rules_in("9. **No direct push to main.** Always feature branch + PR.\n", "AGENTS.md")
+    assert rule.spec.match == derive_guards("Never push to main")[0].match

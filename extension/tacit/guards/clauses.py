@@ -33,7 +33,7 @@ _BOLD = lazy(r"\*\*(?!/)|(?<![\w`])__(?=\w)(?!\w+__(?:/|\.\w))|(?<=\w)__(?![\w`/
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|seriously|trust me|"
     r"thx|ty|cheers|no exceptions?|without exceptions?|fyi|btw|like ever|period(?=[.!]*$)|still(?=\s+never\b)|"
-    r"at all costs|at all|yourself|directly|straight|raw(?=\s+\x00)|thanks|thank you|going forward|from now on|automatically|autonomously|"
+    r"at all costs|at all|yourself|directly|direct(?=\s+(?:push|commit)\w*\b)|straight|raw(?=\s+\x00)|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|locally|on your machine|when(?:ever)?\s+(?:running|executing|you run)\s+(?:any\s+)?(?:shell\s+|terminal\s+)?commands|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|for any reason|for anything|for everything|for all (?:\w+ )?commands|"
     r"in any (?:form|way|shape or form)|via (?:the )?bash(?: tool)?|(?:in|from) (?:the |a )?(?:terminal|command line)|"
