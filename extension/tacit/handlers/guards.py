@@ -26,7 +26,6 @@ from tacit.log import log
 from tacit.projects import common_dir, kept, project_for, read_gitdir_file
 from tacit.stores.file_memo import signature
 from tacit.stores import guard_files
-from tacit.stores.guard_files import Finder, notices as file_notices
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
 from tacit.stores.memory import MemoryStore
 
@@ -62,7 +61,7 @@ class GuardChecker:
         self._files: dict[tuple, tuple] = {}
         self._rev: tuple | None = None  # the revision file, as last read
         self._places: dict[str, tuple] = {}  # cwd -> (when, (project, real cwd))
-        self._finder = Finder(every=300.0)  # the instruction files of each checkout
+        self._finder = guard_files.Finder(every=300.0)  # the instruction files of each checkout
         self._keeping = threading.Lock()  # prepare (any thread) and the handlers share the compiled sets
 
     def warn(self, what: str, exc: BaseException, event=None) -> None:
@@ -160,7 +159,7 @@ class GuardChecker:
         compiled = self.compiled(ctx.ledger, project, event)
         try:
             counts = GuardStore(self.cfg, ctx.ledger).per_guard(project=project.key if project else "")
-            skipped = file_notices(ctx.ledger, project)  # what the last read of its files could not take
+            skipped = guard_files.notices(ctx.ledger, project)  # what the last read of its files could not take
         except Exception:  # noqa: BLE001 — the figures are a courtesy
             counts, skipped = {}, []
         if not compiled.records and not skipped:
