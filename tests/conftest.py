@@ -20,7 +20,7 @@ from tacit.config import load_config
 @pytest.fixture
 def tacit_home(tmp_path: Path) -> Path:
     home = tmp_path / "tacit-home"
-    home.mkdir()
+    home.mkdir(mode=0o700)  # as tacit makes it; a test must not depend on the umask an earlier test left
     return home
 
 
