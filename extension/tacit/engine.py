@@ -11,11 +11,12 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from importlib import import_module
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from tacit.app import Tacit
 from tacit.boundary import admit, clean_event, gate_outgoing, opens_key
@@ -43,6 +44,7 @@ BACKGROUND_MODES = ("inline", "thread")
 STORE_SESSIONS = 256  # per-session frozen snapshots kept by a long-lived engine
 STORED_TEXT_CHARS = 20_000  # of a text field, in the event log (= what the analysis reads)
 _JOB_SEQ = itertools.count(1)
+_HELD = threading.local()  # per thread: background work its events queued starts when ``background_after`` ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,7 +407,23 @@ class Engine:
             state.clear_running(job["kind"], job["id"])
         self.reload_stores()
 
+    @contextmanager
+    def background_after(self) -> Iterator[None]:
+        """Background work the events of this block queue starts when it ends: the service sends a
+        hook's answer first (woken before, the worker took the interpreter lock from the answer)."""
+        _HELD.depth = getattr(_HELD, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            _HELD.depth -= 1
+            if not _HELD.depth and getattr(_HELD, "pending", False):
+                _HELD.pending = False
+                self._schedule_background()
+
     def _schedule_background(self) -> None:
+        if getattr(_HELD, "depth", 0):
+            _HELD.pending = True
+            return
         if self.background == "inline":
             self.run_pending_background()
             return

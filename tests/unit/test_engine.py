@@ -18,7 +18,7 @@ import pytest
 from engine_helpers import Recorder, write_config
 
 from tacit.config import load_config
-from tacit.engine import Engine, result_from_dict, result_to_dict
+from tacit.engine import BackgroundWorker, Engine, result_from_dict, result_to_dict
 from tacit.events import (
     EVENT_TYPES,
     BeforeAgentStart,
@@ -420,6 +420,21 @@ def test_thread_background_handlers_run_on_the_worker(cfg, probe_plugin):
     assert engine.drain(10)
     rows = probe_rows(cfg)
     assert len(rows) == 1 and rows[0][3] == "tacit-background"
+
+
+def test_background_work_waits_for_the_end_of_background_after(cfg, probe_plugin):
+    """The service answers a hook first: its events' background work starts when the block ends."""
+    engine = make_engine(cfg, builtins=False, background="thread")
+    engine.load_plugin("tacit_probe_plugin")
+    with engine.background_after():
+        engine.dispatch(ToolResult(session_id="s", name="Bash", id="t1"))
+        time.sleep(BackgroundWorker.SETTLE * 4)  # woken, the worker would have run it by now
+        assert probe_rows(cfg) == []
+    assert engine.drain(10)
+    assert [r[:3] for r in probe_rows(cfg)] == [("tool_result", "Bash", "t1")]
+    with engine.background_after():  # no event queued work: nothing to start
+        pass
+    assert engine.drain(10) and len(probe_rows(cfg)) == 1
 
 
 def test_a_background_handler_runs_once_per_event_even_when_rerun(cfg, probe_plugin):

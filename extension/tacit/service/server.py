@@ -336,13 +336,14 @@ class Service:
             if event != "PreToolUse":  # a guard check reads no report's effect: it never waits
                 self.reports.wait_for(session_in(data))
             started = time.time_ns()
-            degraded.take_unapplied()
-            text = self._run_hook(host, event, body, event_id, data)
-            if degraded.take_unapplied():  # answered from the files; applied once the ledger can be written
-                self.reports.accept(host, event, event_id, body, later=True)
-            out = text.encode("utf-8")
-            conn.sendall(b"OK %d\n" % len(out) + out)
-            conn.close()  # the client reads to the end: its answer is complete before the context is kept
+            with self.engine.background_after():  # the answer first
+                degraded.take_unapplied()
+                text = self._run_hook(host, event, body, event_id, data)
+                if degraded.take_unapplied():  # answered from the files; applied once the ledger can be written
+                    self.reports.accept(host, event, event_id, body, later=True)
+                out = text.encode("utf-8")
+                conn.sendall(b"OK %d\n" % len(out) + out)
+                conn.close()  # the client reads to the end: its answer is complete before the context is kept
             self.answered.set()
             if event == "SessionStart" and self.cacheable:
                 self._keep_context(host, body, text, started, environ)
