@@ -226,6 +226,22 @@ def test_a_look_while_another_process_writes_is_no_hand_edit(cfg, tacit_env):
     assert MemoryStore(cfg).entries("global") == ["Seed."] + [f"Concurrent note {i}." for i in range(30)]
 
 
+def test_a_settled_file_is_looked_up_once_and_a_later_edit_is_still_found(cfg, monkeypatch):
+    """Every session start locked, read and looked up each memory file in the ledger; a file as it was
+    when its history last agreed is skipped now, and any change after (a hand edit in place) is seen."""
+    MemoryStore(cfg).add("global", "Seed.")
+    time.sleep(0.15)  # settled: a later write shows in its times
+    looked, real = [], history.notice_edit
+    monkeypatch.setattr(history, "notice_edit", lambda *a, **k: looked.append(k["target"]) or real(*a, **k))
+    assert MemoryStore(cfg).notice_edits() == [] and MemoryStore(cfg).notice_edits() == []
+    assert looked.count(str(cfg.memory_file)) == 1
+    start = last_id(cfg)
+    cfg.memory_file.write_text(cfg.memory_file.read_text().replace("Seed.", "Seen."))  # same size, same inode
+    assert len(MemoryStore(cfg).notice_edits()) == 1
+    [row] = rows_since(cfg, start)
+    assert row.actor.kind == "hand" and row.added() == ["Seen."]
+
+
 def test_cli_batch_names_the_change_that_undoes_it(cfg, tacit_env, tmp_path):
     """``tacit memory batch`` wrote its rows but, alone of the writers, did not say which undo takes it back."""
     MemoryStore(cfg).add("global", "The CI ran on Jenkins before.")

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import threading
+import time
 from contextlib import suppress
 
 from tacit.fsutil import ensure_private_dir, unlink_quietly
@@ -42,6 +43,13 @@ def signature(path: str) -> list | None:
     except OSError:
         return None
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def settled(path: str) -> list | None:
+    """``signature`` of a file last changed over 100 ms ago (a later write shows in its times even
+    where they are coarse), else None."""
+    sig = signature(path)
+    return sig if sig is not None and time.time_ns() - max(sig[1], sig[2]) > 100_000_000 else None
 
 
 def memo_for(cfg, kind: str, root: str) -> "FileMemo":

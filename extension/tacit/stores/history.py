@@ -296,21 +296,36 @@ def last_state(ledger, target: str):
 
 
 def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "",
-                actor: Actor | None = None, baseline: list | None = None) -> int | None:
+                actor: Actor | None = None, baseline: list | None = None, sig: list | None = None) -> int | None:
     """Record an edit tacit did not make when ``entries`` differ from the last recorded state (none
-    recorded: ``baseline``, the file as read before the edit, else nothing to do); its id."""
+    recorded: ``baseline``, the file as read before the edit, else nothing to do); its id. ``sig``:
+    the file's settled stat signature when read, kept once the history agrees (``agrees``)."""
     try:
         with ledger_for(cfg) as ledger:
             before = last_state(ledger, target)
             before = baseline if before is None else before
             # a state recorded before U+2028 & co. were read as line breaks is the same state
-            if before is None or [normal_lines(e) for e in before] == [normal_lines(e) for e in entries]:
-                return None
-            return record(cfg, action="edit", scope=scope, target=target, before=list(before),
-                          after=list(entries), project=project, actor=actor or Actor(kind="hand", name="hand"))
+            change = None
+            if before is not None and [normal_lines(e) for e in before] != [normal_lines(e) for e in entries]:
+                change = record(cfg, action="edit", scope=scope, target=target, before=list(before),
+                                after=list(entries), project=project, actor=actor or Actor(kind="hand", name="hand"))
     except LedgerUnavailable as exc:
         log(cfg, "warning", "history", f"hand edit not checked ({target}): {exc}")
         return None
+    if sig is not None:
+        if len(_AGREEING) >= 1024:
+            _AGREEING.clear()
+        _AGREEING[(cfg.state_dir_str, target)] = sig
+    return change
+
+
+_AGREEING: dict[tuple, list] = {}  # (data folder, file) -> its stat signature when the history last agreed
+
+
+def agrees(cfg, target: str, sig: list | None) -> bool:
+    """The file is as it was when its history last agreed with it: no edit to look for. Every write
+    of tacit's renames a new file in, and a hand edit moves its times (``file_memo.settled``)."""
+    return sig is not None and _AGREEING.get((cfg.state_dir_str, target)) == sig
 
 
 def child_rows(conn, session_id: str, name: str, start: float, end: float) -> list[dict]:

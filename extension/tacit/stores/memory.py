@@ -30,6 +30,7 @@ from tacit.stores.entries import (  # noqa: F401 — the file format, imported f
 )
 from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit, read_head, too_long
 from tacit.stores.entries import plan_merge  # noqa: F401 — the deterministic merge, imported from here too
+from tacit.stores.file_memo import settled
 from tacit.stores.shared_text import shared
 
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
@@ -312,12 +313,15 @@ class MemoryStore:
         found = []
         for target in (self.targets() if baselines is None else baselines):
             path = self.path_for(target)
+            sig = settled(str(path)) if baselines is None else None
+            if history.agrees(self.cfg, str(path), sig):
+                continue  # each session's start read, locked and looked up every file again
             try:
                 # under the file's lock: a write between its file and its history row is no edit
                 with _lock_if_possible(path):
                     change = history.notice_edit(self.cfg, scope=target, target=str(path),
                                                  entries=self.entries(target), project=self._project_key(target),
-                                                 actor=actor, baseline=(baselines or {}).get(target))
+                                                 actor=actor, baseline=(baselines or {}).get(target), sig=sig)
             except OSError:  # LockTimeout too: the writer holding it records the edit itself before writing
                 continue
             if change is not None:
