@@ -9,7 +9,7 @@ import hashlib
 from dataclasses import dataclass, fields, replace
 
 from tacit.events import Event
-from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
+from tacit.hookspecs import ContextResult, Result, ToolCallResult
 from tacit.safety import asks_not_to_keep, gate_context, redact_secrets, strip_private
 from tacit.safety.context_gate import FIX_PATTERN, NOTICE, Block, GateResult
 from tacit.safety.private_keys import key_open, material_prefix
@@ -182,10 +182,6 @@ def admit(event: Event, state, opened_key: bool = False) -> Event:
     return event
 
 
-def _kind_of(injection: Injection) -> str:
-    return FIX_PATTERN if injection.source.startswith(_FIX_SOURCES) else NOTICE
-
-
 def gate_outgoing(result: Result) -> Result:
     """``result`` with its context and notices gated (what fails: dropped, told in one notice)."""
     context = result.context if isinstance(result, ContextResult) else []
@@ -195,7 +191,8 @@ def gate_outgoing(result: Result) -> Result:
         result.reason = WITHHELD_REASON
     if not context and not result.notices:
         return result
-    blocks = [Block(_kind_of(injection), injection.source or f"injection {n}", injection.text, f"context-{n}")
+    blocks = [Block(FIX_PATTERN if injection.source.startswith(_FIX_SOURCES) else NOTICE,
+                    injection.source or f"injection {n}", injection.text, f"context-{n}")
               for n, injection in enumerate(context) if injection.source not in GATED_SOURCES]
     blocks += [Block(NOTICE, "notice", notice, f"notice-{n}") for n, notice in enumerate(result.notices)]
     if not blocks:

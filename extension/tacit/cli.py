@@ -154,17 +154,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:  # noqa: BLE001 — the contract: one error object, never a traceback
         return _failed(exc)
-    finally:
-        _tell_moved_aside()
+    finally:  # a corrupt ledger this command moved aside, said on stderr (with --json: in its one object)
+        from tacit.commands import JSON_OUTPUT, moved_aside_told
 
-
-def _tell_moved_aside() -> None:
-    """Without --json, a corrupt ledger this command moved aside is said on stderr (with --json, in
-    its one object)."""
-    from tacit.commands import JSON_OUTPUT, moved_aside_told
-
-    for line in [] if JSON_OUTPUT["on"] else moved_aside_told():
-        sys.stderr.write(f"tacit: {line}\n")
+        for line in [] if JSON_OUTPUT["on"] else moved_aside_told():
+            sys.stderr.write(f"tacit: {line}\n")
 
 
 def _config():

@@ -81,16 +81,11 @@ def hook_command(python: str, host: str, event: str) -> str:
 
 def hook_target(command) -> tuple[str, str] | None:
     """(host, event) of a hook command tacit wrote (this version's, or an older one's)."""
-    if not is_tacit_hook(command):
-        return None
+    if not (isinstance(command, str) and (HOOK_CLIENT in command or "tacit.hosts.hook_entry" in command)):
+        return None  # not a hook command tacit wrote (this version's, or an older one's)
     try:
         argv = shlex.split(command)
     except ValueError:
         return None
     rest = argv[argv.index("-c") + 2:] if "-c" in argv[:-1] else argv[-2:]
     return (rest[0], rest[1]) if len(rest) >= 2 else None
-
-
-def is_tacit_hook(command) -> bool:
-    """A hook command tacit wrote (this version's, or an older one's)."""
-    return isinstance(command, str) and (HOOK_CLIENT in command or "tacit.hosts.hook_entry" in command)

@@ -10,10 +10,10 @@ from tacit.commands import command, emit, positive
 
 
 def add_parser(subparsers) -> None:
-    p = command(subparsers, "cost", _cost, help="what background child agents spent, by day, kind and host",
-                              description="Spend of tacit's background child agents (tokens, USD) by day, "
-                                          "kind and host, today's budget, waiting jobs, and what each run "
-                                          "changed (docs/cost.md).")
+    p = command(subparsers, "cost", lambda args, cfg: emit(report(cfg, args.days), text=format_report) or 0,
+                help="what background child agents spent, by day, kind and host",
+                description="Spend of tacit's background child agents (tokens, USD) by day, kind and host, "
+                            "today's budget, waiting jobs, and what each run changed (docs/cost.md).")
     p.add_argument("--days", type=positive(), default=7, help="how many local days, today included (default 7)")
 
 
@@ -60,8 +60,3 @@ def format_report(data: dict) -> str:
             what = ", ".join(f"#{c['id']} {c['action']} {c['scope']}" for c in run["changes"])
             lines.append(f"  {run['day']} {'+'.join(run['kinds'])} ({run['host'] or '?'}, {run['tokens']:,} tokens): {what}")
     return "\n".join(lines)
-
-
-def _cost(args, cfg) -> int:
-    emit(report(cfg, args.days), text=format_report)
-    return 0

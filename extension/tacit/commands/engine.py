@@ -26,10 +26,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--project", metavar="DIR", help="the project whose memory (default: the working folder)")
     p.add_argument("--session", metavar="ID", default="consolidate", help=argparse.SUPPRESS)  # whose slash command
 
-    p = command(subparsers, "skills", _skills, help="list skills with their files (/memory-skills)")
-
-    p = command(subparsers, "serve", _serve,
-                help="run the engine service of this data folder (started on demand)")
+    command(subparsers, "skills", _skills, help="list skills with their files (/memory-skills)")
+    command(subparsers, "serve", lambda args, cfg: serve(cfg),
+            help="run the engine service of this data folder (started on demand)")
 
     p = command(subparsers, "service", _service, help="the engine service: status or stop")
     p.add_argument("action", choices=("status", "stop"),
@@ -58,10 +57,6 @@ def _skills(args, cfg) -> int:
     result = memory_skills(cfg, project=project_for(cfg.env.get("TACIT_PROJECT") or os.getcwd()))
     emit(result, text=result["text"])
     return 0
-
-
-def _serve(args, cfg) -> int:
-    return serve(cfg)
 
 
 def _service(args, cfg) -> int:

@@ -49,12 +49,17 @@ def add_parser(subparsers) -> None:
                    help="project (the default inside a project) or global")
     p.add_argument("--action", choices=("ask", "deny"), default="ask", help="ask the user (default) or deny")
 
-    for name, help_text, func in (("remove", "lift a guard", _remove), ("restore", "bring a removed guard back", _restore),
-                                  ("wrong", "the rule is wrong: demote it (a second time: remove it)", _wrong)):
+    for name, help_text, func in (
+            ("remove", "lift a guard",
+             lambda args, cfg: _changed(args, cfg, lambda store: store.remove(args.id), "removed")),
+            ("restore", "bring a removed guard back",
+             lambda args, cfg: _changed(args, cfg, lambda store: store.restore(args.id), "restored")),
+            ("wrong", "the rule is wrong: demote it (a second time: remove it)", _wrong)):
         p = command(sub, name, func, help=help_text)
         p.add_argument("id", help="the guard's id (tacit guard list)")
 
-    p = command(sub, "set", _set, help="change a guard's action")
+    p = command(sub, "set", lambda args, cfg: _changed(args, cfg, lambda store: store.set_action(args.id, args.action),
+                                                       f"set to {args.action}"), help="change a guard's action")
     p.add_argument("id")
     p.add_argument("--action", choices=("ask", "deny"), required=True)
 
@@ -110,10 +115,6 @@ def _line(record: GuardRecord) -> str:
             f"       \"{clip(record.lesson, 160)}\"\n       {_where(record)}{strikes}")
 
 
-def _project_dict(project: Project | None) -> dict | None:
-    return None if project is None else {"name": project.name, "root": project.main_root}
-
-
 def _list(args, cfg) -> int:
     project = _project(args, cfg)
 
@@ -123,8 +124,8 @@ def _list(args, cfg) -> int:
         phrased = {r.file for r in store.applying(project) if r.key.startswith(READ_BY_CHILD)}
         unread = [u for u in unread_lines(store.ledger, cfg, project) if u["where"] not in phrased]
         if args.json:
-            emit({"success": True, "project": _project_dict(project), "guards": [r.as_dict() for r in records],
-                  "unread": unread})
+            emit({"success": True, "project": project and {"name": project.name, "root": project.main_root},
+                  "guards": [r.as_dict() for r in records], "unread": unread})
             return 0
         where = f"{project.name} ({project.main_root})" if project else "no project (global guards only)"
         if not records:
@@ -214,18 +215,6 @@ def _changed(args, cfg, change, done: str) -> int:
         return 0
 
     return _run(args, cfg, work)
-
-
-def _remove(args, cfg) -> int:
-    return _changed(args, cfg, lambda store: store.remove(args.id), "removed")
-
-
-def _restore(args, cfg) -> int:
-    return _changed(args, cfg, lambda store: store.restore(args.id), "restored")
-
-
-def _set(args, cfg) -> int:
-    return _changed(args, cfg, lambda store: store.set_action(args.id, args.action), f"set to {args.action}")
 
 
 def _wrong(args, cfg) -> int:

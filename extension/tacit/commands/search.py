@@ -96,7 +96,8 @@ def _search(args, cfg) -> int:
         if args.reindex:
             rebuilt = rebuild(cfg)
             if not text:
-                emit(rebuilt, _reindexed)
+                emit(rebuilt, lambda r: f"Index rebuilt: {r['messages']:,} messages from {r['sessions']:,} "
+                                        f"sessions ({r['files']:,} files).")
                 return 0
         result = search(cfg, text, cwd=args.cwd or os.getcwd(), all_projects=args.all_projects, host=args.host,
                         since=since, limit=args.limit)
@@ -108,11 +109,6 @@ def _search(args, cfg) -> int:
                       "`tacit search --reindex` builds it again")
     emit(result, lambda r: format_results(r, color=not JSON_OUTPUT["on"] and sys.stdout.isatty()))
     return 0
-
-
-def _reindexed(r: dict) -> str:
-    return (f"Index rebuilt: {r['messages']:,} messages from {r['sessions']:,} sessions "
-            f"({r['files']:,} files).")
 
 
 def _halves(text: str) -> tuple[str, str]:

@@ -97,10 +97,6 @@ def _keyed_value_check(match, text):
     return random_value(value) if key == "key" else strong_value(value)
 
 
-def _url_check(match, _text):
-    return url_password(match.group("secret"), match.group("user"))
-
-
 def _basic_auth_check(match, _text):
     body = match.group("secret")
     try:
@@ -233,11 +229,6 @@ def _spaced_check(match, text):
     return random_value(value)
 
 
-def _bare_credentials_check(match, _text):
-    secret = match.group("secret")
-    return url_password(secret, match.group("user")) and password_value(secret)
-
-
 def _near_key_id(match, text):
     """A 40-character AWS secret key within a sentence of its key id."""
     start, end = match.span("secret")
@@ -328,7 +319,8 @@ RULES: tuple[SecretRule, ...] = (
           (("curl",), ("-u", "--user")), _password,
           span=_value_of, kind="password"),
     _rule("secret.url_credentials", r"://(?P<user>[^\s:/@]{0,100}+):(?P<secret>[^\s@/]{1,200}+)@",
-          (("://",),), _url_check, span=_secret_span, kind="password"),
+          (("://",),), lambda m, _t: url_password(m.group("secret"), m.group("user")), span=_secret_span,
+          kind="password"),
     _rule("secret.assignment", _ASSIGNMENT, (ASSIGNED_WORDS,), _keyed_value_check,
           span=_value_of, requires=(":", "="), precheck=assignment_possible, kind=_keyed_kind),
     # mysql -u root -pS3cret (the password glued to -p)
@@ -358,7 +350,8 @@ RULES: tuple[SecretRule, ...] = (
           r"n(?<![\w.-]n)pm[ \t]+config[ \t]+set[ \t]+[^\s=]{0,200}?(?:_authToken|_auth|_password)[ \t]+"
           r"(?P<secret>[^\s\"'`]{1,300}+)", (("npm",), ("_auth", "_password")),
           lambda m, t: strong_value(t[slice(*_value_of(m))]), span=_value_of, kind="secret"),
-    _rule("secret.url_credentials", _BARE_CREDENTIALS, (("@",),), _bare_credentials_check,
+    _rule("secret.url_credentials", _BARE_CREDENTIALS, (("@",),),
+          lambda m, _t: url_password(m.group("secret"), m.group("user")) and password_value(m.group("secret")),
           span=_secret_span, requires=(":",), kind="password"),
     # an AWS secret key a few words from its key id ("AKIA… with secret wJalr…")
     _rule("secret.aws_secret_key", r"(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",

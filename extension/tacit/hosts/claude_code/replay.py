@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from tacit.events import BeforeCompact, Command, MessageEnd, SessionShutdown, SessionStart, ToolResult, TurnEnd, \
-    clip_tool_args, iso_time
+from tacit.events import BeforeCompact, Command, SessionShutdown, SessionStart, iso_time
 from tacit.hosts.claude_code.sessions import prompt_text, recorded_command, tool_result_blocks
 from tacit.learn.replay import FileStats, json_objects
+from tacit.learn.turns import Turns
 
 _CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
                  "attachment", "progress"}
@@ -23,47 +23,26 @@ def detect(data: dict) -> bool:
         "message" in data or "sessionId" in data or data.get("type") == "summary")
 
 
-class _ClaudeTurns:
-    """Turn assembly for one transcript (see the module docstring)."""
+class _ClaudeTurns(Turns):
+    """Turn assembly for one transcript: the reply is the last message's text blocks, a call written
+    twice counts once, and a slash command opens the turn its output answers."""
 
     def __init__(self, session_id: str):
-        self.sid = session_id
-        self.open = False
-        self.pending_tools: dict[str, tuple[str, dict]] = {}  # tool_use id -> (name, args), waiting
+        super().__init__(session_id)
         self.seen_tools: set[str] = set()
         self.reply_by_message: dict[str, list[str]] = {}
         self.last_text_message: str | None = None
         self.command_text: str | None = None
-        self.cwd: str | None = None
-        self.ts: float | None = None
-
-    def _ev(self, cls, **fields):
-        fields.setdefault("cwd", self.cwd)
-        if self.ts is not None:
-            fields.setdefault("ts", self.ts)
-        return cls(session_id=self.sid, **fields)
 
     def open_turn(self, text: str) -> list:
-        events = self.close_turn()
-        self.open = True
         self.command_text = None
-        return events + [self._ev(MessageEnd, role="user", text=text)]
+        return self.user(text)
 
-    def close_turn(self) -> list:
-        if not self.open:
-            return []
-        events = [self._ev(ToolResult, name=name, args=args, ok=True) for name, args in self.pending_tools.values()]
-        reply = ""
+    def close(self) -> list:
         if self.last_text_message is not None:
-            reply = "\n".join(self.reply_by_message.get(self.last_text_message, [])).strip()
-        if reply:
-            events.append(self._ev(MessageEnd, role="assistant", text=reply))
-        events.append(self._ev(TurnEnd, assistant_text=reply))
-        self.open = False
-        self.pending_tools = {}
-        self.reply_by_message = {}
-        self.last_text_message = None
-        return events
+            self.reply = "\n".join(self.reply_by_message.get(self.last_text_message, [])).strip()
+        self.reply_by_message, self.last_text_message = {}, None
+        return super().close()
 
     def assistant(self, message: dict) -> list:
         events: list = []
@@ -88,8 +67,7 @@ class _ClaudeTurns:
                 if tool_id in self.seen_tools:
                     continue  # the same call written again: count it once
                 self.seen_tools.add(tool_id)
-                # the learners read the command or the path, never a 2 MB file a tool wrote
-                self.pending_tools[tool_id] = (str(block.get("name") or "?"), clip_tool_args(block.get("input")))
+                self.call(tool_id, str(block.get("name") or "?"), block.get("input"))
         return events
 
     def tool_results(self, content: list) -> list:
@@ -97,17 +75,13 @@ class _ClaudeTurns:
         for block in content:
             if not isinstance(block, dict) or block.get("type") != "tool_result":
                 continue
-            pending = self.pending_tools.pop(block.get("tool_use_id"), None)
-            if pending is None or not self.open:
-                continue
-            name, args = pending
             error = None
             if block.get("is_error"):
                 body = block.get("content")
                 if isinstance(body, list):
                     body = " ".join(b.get("text", "") for b in body if isinstance(b, dict))
                 error = str(body or "error")[:300]
-            events.append(self._ev(ToolResult, name=name, args=args, ok=not block.get("is_error"), error=error))
+            events += self.result(block.get("tool_use_id"), not block.get("is_error"), error)
         return events
 
 
@@ -121,7 +95,7 @@ def read(path: Path, stats: FileStats) -> Iterator:
                 continue  # summaries, snapshots, queue operations before the session
             sid = data.get("sessionId") if isinstance(data.get("sessionId"), str) else path.stem
             turns = _ClaudeTurns(sid or path.stem)
-            yield turns._ev(SessionStart, source="startup")
+            yield turns.event(SessionStart, source="startup")
         if isinstance(data.get("cwd"), str):
             turns.cwd = data["cwd"]
         ts = iso_time(data.get("timestamp"))
@@ -131,8 +105,8 @@ def read(path: Path, stats: FileStats) -> Iterator:
             continue  # a sub-agent's conversation, not the user's
         if kind == "system":
             if data.get("subtype") == "compact_boundary":
-                yield from turns.close_turn()
-                yield turns._ev(BeforeCompact, trigger=str((data.get("compactMetadata") or {}).get(
+                yield from turns.close()
+                yield turns.event(BeforeCompact, trigger=str((data.get("compactMetadata") or {}).get(
                     "trigger", "auto")) if isinstance(data.get("compactMetadata"), dict) else "auto")
             continue
         message = data.get("message")
@@ -155,11 +129,11 @@ def read(path: Path, stats: FileStats) -> Iterator:
             continue
         command = recorded_command(prompt)
         if command is not None:
-            yield from turns.close_turn()
-            yield turns._ev(Command, name=command[0], args=command[1])
+            yield from turns.close()
+            yield turns.event(Command, name=command[0], args=command[1])
             turns.command_text = f"/{command[0]} {command[1]}".strip()
             continue
         yield from turns.open_turn(prompt)
     if turns is not None:
-        yield from turns.close_turn()
-        yield turns._ev(SessionShutdown, reason="end of transcript")
+        yield from turns.close()
+        yield turns.event(SessionShutdown, reason="end of transcript")

@@ -415,13 +415,9 @@ def message_text(value) -> str:
 
 
 def nobody_to_ask() -> bool:
-    """Its spec's ``nobody_to_ask`` (a guard denies instead of asking): ``hermes -z`` or approvals bypassed."""
-    return is_oneshot(sys.argv) or approvals_bypassed()
-
-
-def approvals_bypassed() -> bool:
-    """Would Hermes grant an approval unasked? (``--yolo``/``-z`` set HERMES_YOLO_MODE; ``/yolo`` per session.)"""
-    if live_env("HERMES_YOLO_MODE").strip().lower() in ("1", "true", "yes", "on"):
+    """Its spec's ``nobody_to_ask`` (a guard denies instead of asking): ``hermes -z``, or Hermes would grant
+    an approval unasked (``--yolo``/``-z`` set HERMES_YOLO_MODE; ``/yolo`` per session)."""
+    if is_oneshot(sys.argv) or live_env("HERMES_YOLO_MODE").strip().lower() in ("1", "true", "yes", "on"):
         return True
     approval = sys.modules.get("tools.approval")  # Hermes's own module, once Hermes loaded it
     try:
