@@ -498,15 +498,14 @@ def _set_aside(path: Path, data: bytes | None) -> Path:
     """Keep what the child left at ``<file>.child-garbage.<stamp>`` (a hard link, else a copy)."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
     aside = free_name(path.with_name(f"{path.name}.{GARBAGE}.{stamp}"))
-    try:
-        os.link(path, aside)
-        os.chmod(aside, 0o600)
-    except OSError:
+    for keep in (os.link, shutil.copyfile):
         try:
-            shutil.copyfile(path, aside)
+            keep(path, aside)
             os.chmod(aside, 0o600)
+            return aside
         except OSError:
-            atomic_write_bytes(aside, data or b"")
+            continue
+    atomic_write_bytes(aside, data or b"")
     return aside
 
 

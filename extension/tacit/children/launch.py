@@ -145,17 +145,13 @@ def start_released(cfg, ledger: Ledger) -> list[str]:
 def service_runs(cfg) -> bool:
     """A service holds this data folder's lock (``tacit.service.server``)."""
     try:
-        fd = os.open(os.path.join(run_dir(cfg.state_dir_str), LOCK_NAME), os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        fcntl.flock(fd, fcntl.LOCK_UN)
+        with open(os.path.join(run_dir(cfg.state_dir_str), LOCK_NAME), "rb") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)  # closing it lets go
         return False
     except BlockingIOError:
         return True
-    finally:
-        os.close(fd)
+    except OSError:
+        return False
 
 
 def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None, siblings=()) -> None:

@@ -296,15 +296,12 @@ def catch_up(cfg, index: SearchIndex, wait: float = LOCK_SECONDS) -> dict:
 def rebuild(cfg) -> dict:
     """``tacit search --reindex``: the index built again from every host's files."""
     remove_index(cfg)
-    index = open_index(cfg)
-    try:
+    with contextlib.closing(open_index(cfg)) as index:
         stats = catch_up(cfg, index)
         with index.write():
             index.optimize()
         index.vacuum()
         return {"success": True, "indexed": stats, **index.counts()}
-    finally:
-        index.close()
 
 
 REFRESH_SECONDS = 30.0
@@ -320,10 +317,8 @@ def refresh(cfg) -> dict | None:
     if now - _last_refresh["at"] < REFRESH_SECONDS or not index_path(cfg).exists():
         return None
     _last_refresh["at"] = now
-    index = open_index(cfg)
-    try:
-        return catch_up(cfg, index, wait=0.0)
-    except LockTimeout:
-        return None
-    finally:
-        index.close()
+    with contextlib.closing(open_index(cfg)) as index:
+        try:
+            return catch_up(cfg, index, wait=0.0)
+        except LockTimeout:
+            return None

@@ -5,6 +5,7 @@ Design notes: docs/design/search.md#tacitsearchsearcher
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime, timezone
 
 from tacit.search import query as q
@@ -68,9 +69,7 @@ def _project_tags(key: str, cwd: str | None, cfg) -> tuple:
 def search(cfg, text: str, *, cwd: str | None = None, all_projects: bool = False, host: str | None = None,
            since: float | None = None, limit: int = DEFAULT_LIMIT, refresh: bool = True, index=None) -> dict:
     """Ranked exchanges for ``text`` (see the module docstring)."""
-    own = index is None
-    index = open_index(cfg) if own else index
-    try:
+    with contextlib.closing(open_index(cfg)) if index is None else contextlib.nullcontext(index) as index:
         caught = catch_up(cfg, index) if refresh else None
         tags, project = [], None
         if not all_projects:
@@ -97,6 +96,3 @@ def search(cfg, text: str, *, cwd: str | None = None, all_projects: bool = False
         left_out = _gate(results)
         return {"success": True, "query": text, "scope": {"project": project, "host": host, "since": since},
                 "results": results, "left_out": left_out, "indexed": caught}
-    finally:
-        if own:
-            index.close()

@@ -154,8 +154,7 @@ def prune(run_folder: str, keep: int = KEEP) -> int:
     removed = 0
     for n, path in enumerate(paths):
         try:
-            with open(path, encoding="utf-8") as handle:
-                fresh = n < keep and valid(json.load(handle).get("entries") or [])
+            fresh = n < keep and valid(json.loads(Path(path).read_text(encoding="utf-8")).get("entries") or [])
         except (OSError, ValueError, AttributeError):
             fresh = False
         if not fresh:

@@ -57,8 +57,7 @@ def told(state_dir: str) -> dict | None:
     """For ``tacit doctor``: None, ``{problem, at, path, advice}`` or ``{unreadable, file}``."""
     file = path_for(state_dir)
     try:
-        with open(file, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(Path(file).read_text(encoding="utf-8"))
     except (FileNotFoundError, NotADirectoryError):
         return None
     except (OSError, ValueError) as exc:

@@ -134,12 +134,8 @@ class Service:
             if len(path.encode()) < 100:
                 listener.bind(path)
             else:  # AF_UNIX paths are short: bind by name inside the folder
-                here = os.getcwd()
-                os.chdir(self.folder)
-                try:
+                with contextlib.chdir(self.folder):
                     listener.bind(SOCKET_NAME)
-                finally:
-                    os.chdir(here)
         finally:
             os.umask(old_umask)
         os.chmod(path, 0o600)

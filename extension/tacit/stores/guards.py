@@ -468,8 +468,7 @@ def write_rev_file(cfg, rev: str) -> None:
     """The revision, by rename; not synced to disk (after a crash every cache is gone anyway)."""
     path = os.path.join(cfg.state_dir_str, REV_FILE)
     tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(rev)
+    Path(tmp).write_text(rev, encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -559,8 +558,7 @@ def hand_made_problem(cfg) -> str | None:
     if not os.path.lexists(target):
         return None
     try:
-        with open(target, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(Path(target).read_text(encoding="utf-8"))
         if isinstance(data, dict) and isinstance(data.get("guards"), list):
             return None
         why = "not a guard list"

@@ -12,7 +12,7 @@ import os
 import sqlite3
 import threading
 import time
-from contextlib import suppress
+from contextlib import closing, suppress
 
 from tacit.failures import STORAGE, LedgerUnavailable
 from tacit.fsutil import free_name, lock_for, write_fault
@@ -57,15 +57,10 @@ def loads(text):
 def last_ids(path: str) -> dict[str, int] | None:
     """The highest id of each ``CARRIED`` table the ledger file at ``path`` still shows (None: unreadable)."""
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            return {table: int(conn.execute(f"SELECT max(id) FROM {table}").fetchone()[0] or 0) for table in CARRIED}
     except sqlite3.Error:
         return None
-    try:
-        return {table: int(conn.execute(f"SELECT max(id) FROM {table}").fetchone()[0] or 0) for table in CARRIED}
-    except sqlite3.Error:
-        return None
-    finally:
-        conn.close()
 
 
 def dicts(cursor) -> list[dict]:

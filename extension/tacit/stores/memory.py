@@ -84,17 +84,15 @@ class Operation:
 @contextlib.contextmanager
 def _lock_if_possible(path: Path) -> Iterator[None]:
     """``path``'s file lock (5 s, a timeout raises); none when its folder is missing or read-only."""
-    try:
-        lock = lock_for(path, timeout=5.0).acquire() if path.parent.is_dir() else None
-    except LockTimeout:
-        raise
-    except OSError:
-        lock = None
-    try:
+    with contextlib.ExitStack() as held:
+        try:
+            if path.parent.is_dir():
+                held.enter_context(lock_for(path, timeout=5.0))
+        except LockTimeout:
+            raise
+        except OSError:
+            pass
         yield
-    finally:
-        if lock is not None:
-            lock.release()
 
 
 class MemoryStore:
@@ -223,11 +221,8 @@ class MemoryStore:
     def _fail(self, target: str, error: str, entries: list[str] | None = None, **extra) -> dict[str, Any]:
         result: dict[str, Any] = {"success": False, "target": target, "error": error}
         if entries is not None:
-            result["usage"] = self.usage(target, entries)["text"]
-            result["entry_count"] = len(entries)
-            result["current_entries"] = entries
-        result.update(extra)
-        return result
+            result.update(usage=self.usage(target, entries)["text"], entry_count=len(entries), current_entries=entries)
+        return {**result, **extra}
 
     # validation shared by add/replace/batch
     def _check_content(self, target: str, content: str) -> str | None:

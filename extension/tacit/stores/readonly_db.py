@@ -5,7 +5,7 @@ Design notes: docs/design/stores.md#tacitstoresreadonly_db"""
 from __future__ import annotations
 
 import sqlite3
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 
 Error = sqlite3.Error
 
@@ -14,10 +14,7 @@ Error = sqlite3.Error
 def opened(path: str, timeout: float = 2.0):
     """A read-only connection to ``path``; ``rows(sql, args)`` on it. A text value that is not UTF-8
     costs its bad bytes (U+FFFD), not the query: one such row would fail every read of the file."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout)
-    conn.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
-    try:
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout)) as conn:
+        conn.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
         conn.execute("PRAGMA query_only = 1")
         yield lambda sql, args=(): conn.execute(sql, args).fetchall()
-    finally:
-        conn.close()
