@@ -3,10 +3,10 @@
     python tests/benchmarks/oof_context.py --causes            # FP / FN of the shipped recipe by cause
     python tests/benchmarks/oof_context.py --variant NAME ...  # a feature family added to every scorer
 
-Families tried (each is a ``Recipe.extra`` of ``oof_decision``): the session around a message
-(its position, a restatement of an earlier user message of the same source file), scoped
-imperatives ("always X", "from now on", "in this repo we"), a negated directive right after the
-agent acted or claimed it was done, and quoted code or paths (a fix request, not a lesson).
+Families tried (each a ``Recipe.extra`` of ``oof_decision``): the session around a message (its
+position, a restatement of an earlier user message of the same source file), scoped imperatives
+("always X", "from now on", "in this repo we"), a negated directive right after the agent acted or
+claimed it was done, quoted code or paths (a fix request, not a lesson), an offered option picked.
 Sessions are the source files of ``user.jsonl`` (every row, labelled or not, in id order; the ids
 are not the order typed, so position and restatement are weak proxies here). ``@scorer,…`` gives
 the features to those scorers only. ``--causes`` tags the errors of one run at the operating points
@@ -44,6 +44,9 @@ _FORMS = {name: re.compile("".join(parts)) for name, parts in (
               r"i (?:have )?(?:updated|added|created|fixed|changed|removed|implemented|made|refactored)|",
               r"successfully|all set|complete[ds]?|now (?:uses|works|has|shows)|is now|are now|",
               r"should now|summary of changes|changes made)\b")),
+    ("pick", (r"^\W*(?:(?:ok(?:ay)?|yes|yeah|yep|sure|great|good|lets|well|we ?ll|ill|go|do|use|pick|choose|take|",
+              r"i (?:choose|pick|prefer|d go|would go)|going)\W+)*(?:with\W+)?(?:the\W+)?",
+              r"(?:option|opt|choice|approach|plan)\s*[#(]?\s*(?:[a-d1-9]|one|two|three)\b")),
     ("code", (r"`[^`\n]+`|```|\b\w+\.(?:py|ts|tsx|js|jsx|json|md|ya?ml|toml|go|rs|sh|css|html|sql|rb|java)\b",
               r"|(?:^|\s)(?:\.{0,2}/)?[\w.-]+/[\w./-]+|:\d+\b|\b\w+\(\)")),
 )}
@@ -81,7 +84,8 @@ def context_features(sessions: Sessions, reading, parts: frozenset) -> dict:
         f["cx:scope&" + ("short" if reading.n_words <= 20 else "long")] = 1.0
     if "neg" in parts and _NEG_OPEN.match(bare):
         f["cx:neg-open"] = 1.0
-        f["cx:neg-open&prev=" + ("done" if done else "acted" if acted else "none" if not reading.prev else "other")] = 1.0
+        state = "done" if done else "acted" if acted else "none" if not reading.prev else "other"
+        f["cx:neg-open&prev=" + state] = 1.0
     if "done" in parts and reading.prev:
         f["cx:prev-done"] = float(done)
         if done and re.search(r"\b(?:not|dont|didnt|doesnt|isnt|wrong|still|but)\b", bare):
@@ -91,6 +95,8 @@ def context_features(sessions: Sessions, reading, parts: frozenset) -> dict:
         f["cx:code&" + ("short" if reading.n_words <= 20 else "long")] = 1.0
     if "redirect" in parts:
         _redirect(reading, f)
+    if "pick" in parts and reading.n_words <= 25 and _FORMS["pick"].search(bare):
+        f["cx:pick-option"] = 1.0
     ctx = sessions.of(reading) if ("pos" in parts or "repeat" in parts) else None
     if ctx is not None:
         i, n, earlier, length, lengths = ctx
@@ -110,7 +116,7 @@ def context_features(sessions: Sessions, reading, parts: frozenset) -> dict:
     return f
 
 
-PARTS = ("scope", "neg", "done", "code", "pos", "repeat", "redirect")
+PARTS = ("scope", "neg", "done", "code", "pos", "repeat", "redirect", "pick")
 _REDIRECT_SHAPE = re.compile(r"\b(?:not|dont|do not|instead|rather|should|shouldnt|i (?:want|need|meant|asked|said)|"
                              r"wrong|only|no)\b")
 
