@@ -136,3 +136,13 @@ def test_analyse_is_cheap():
             timings.append(time.perf_counter() - started)
     # about half a millisecond on a quiet machine; generous for a loaded CI box
     assert statistics.median(timings) < 0.005
+
+
+def test_a_memory_input_is_the_users_words_and_a_durable_statement():
+    # Cursor's memory input wraps what the user asked it to remember: not a quoted block to drop
+    wrapped = ("<user-memory-input>In Markdown and Quarto documents, make sure to add a line between "
+               "headers and body</user-memory-input>")
+    analysis = analyse(wrapped, "Committed and tagged as v1.0-specs. Ready for the next section?")
+    assert analysis.category != "none" and analysis.highlight and not analysis.is_correction
+    plain = analyse("<transcript>In Markdown documents, add a line between headers and body</transcript> ok")
+    assert plain.category == "none" and not plain.highlight  # another tag's block is still dropped

@@ -15,6 +15,7 @@ from tacit.detect.correction import CorrectionVerdict, judge_correction, not_a_l
 from tacit.detect.markers import expiry_hint
 from tacit.detect.model import USER_MODEL, model
 from tacit.detect.patterns import CorrectionPatterns
+from tacit.detect.text import memory_request
 
 #: a session starts a review when the lesson scores of its highlighted messages since the
 #: last review add up to this (chosen out of fold on the tune split, tests/benchmarks/oof_trigger.py)
@@ -70,6 +71,8 @@ def _durable(reading: _features.MessageReading, feats: dict[str, float]) -> tupl
         # no training rows in other languages: the phrase markers decide
         return reading.markers.rule_category, 0.6
     score = scorer.score(feats)
+    if memory_request(reading.raw):  # the host says the user asked it to remember these words
+        score = max(score, scorer.threshold)
     if not scorer.weights or score < scorer.threshold:
         return "none", round(score, 3)
     best = max(DURABLE_CATEGORIES, key=lambda c: model(USER_MODEL, c).score(feats))  # the first of a tie

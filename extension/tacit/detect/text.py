@@ -43,6 +43,9 @@ _KNOWN_TAGS = ("system|system-reminder|context|conversation|transcript|example|e
                "function_results|tool_result|command-name|command-message|command-args")
 _TAG_BLOCK = lazy(
     r"<((?:[a-z][\w]*[-_][\w-]*)|(?:" + _KNOWN_TAGS + r"))(?:\s[^<>]*)?>.*?</\1\s*>", re.S | re.I)
+#: a host's wrapper around words the user asked it to remember (Cursor / VS Code's memory input):
+#: the user's own words, kept, not a quoted block
+_MEMORY_INPUT = lazy(r"<user-memory-input>(.*?)</user-memory-input>", re.S | re.I)
 _QUOTE_LINE = lazy(r"(?m)^[ \t]*>.*$")
 _ROLE_LINE = lazy(
     r"(?mi)^[ \t]*(?:[-*][ \t]+)?(?:\*\*|\[)?(?:user|human|assistant|ai|agent|claude|system|model|bot|tool|"
@@ -66,6 +69,11 @@ def _quoted_span(match: re.Match) -> str:
     return PLACEHOLDER  # quoted speech
 
 
+def memory_request(text: str) -> bool:
+    """The host marks the message as words the user asked it to remember."""
+    return "</user-memory-input>" in text.lower() and bool(_MEMORY_INPUT.search(text))
+
+
 def strip_quoted(text: str) -> str:
     """Text with everything the user merely quotes removed (see module doc)."""
     if not isinstance(text, str) or not text:
@@ -75,7 +83,7 @@ def strip_quoted(text: str) -> str:
         out = _FENCE.sub("\n", out)
         out = _INLINE_FENCE.sub(PLACEHOLDER, out)
     if "</" in out:
-        out = _TAG_BLOCK.sub("\n", out)
+        out = _TAG_BLOCK.sub("\n", _MEMORY_INPUT.sub(r"\1", out))
     if ">" in out:
         out = _QUOTE_LINE.sub("", out)
     if ":" in out or "]" in out:
