@@ -28,3 +28,15 @@ def test_search_help_lists_every_since_the_guide_names(run):
         assert when in flat, flat
     code, out, _ = run("search", "utils", "--since", "30m")
     assert code == 0 and 'for "utils"' in out, out
+
+
+def test_a_line_guard_you_add_is_not_said_to_be_a_childs(run, web):
+    """`tacit guard add PATTERN --line FILE:N` run by the user (cli.md: "you may too") was listed
+    as "phrased by a child"."""
+    (web / "AGENTS.md").write_text(
+        "# Rules\n\n- We do not want anyone kicking off `terraform destroy` by themselves.\n", encoding="utf-8")
+    code, out, _ = run("guard", "add", "terraform destroy", "--line", "AGENTS.md:3")
+    assert code == 0 and "Added guard" in out, out
+    code, out, _ = run("guard", "list")
+    assert code == 0 and "AGENTS.md:3 (phrased: tacit could not read the line)" in out, out
+    assert "child" not in out, out
