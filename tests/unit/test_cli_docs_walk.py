@@ -40,3 +40,41 @@ def test_a_line_guard_you_add_is_not_said_to_be_a_childs(run, web):
     code, out, _ = run("guard", "list")
     assert code == 0 and "AGENTS.md:3 (phrased: tacit could not read the line)" in out, out
     assert "child" not in out, out
+
+
+def _visible_options(parser, words: list[str]) -> tuple[list[str], set[str]]:
+    """The sub-command path ``words`` names in ``parser`` and the options its --help shows."""
+    import argparse
+
+    path = []
+    for word in words:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction) and word in a.choices]
+        if not subs:
+            break
+        parser = subs[0].choices[word]
+        path.append(word)
+    shown = {o for a in parser._actions if a.help != argparse.SUPPRESS for o in a.option_strings}
+    return path, shown
+
+
+def test_what_the_agent_is_told_to_run_uses_the_documented_options():
+    """The session guidance and the saving-memories starter told the agent `--target user`, the
+    old spelling cli.md keeps only for compatibility (hidden from --help): they say `--scope user`."""
+    import re
+    from pathlib import Path
+
+    from tacit import cli
+    from tacit.handlers.context import GUIDANCE_CLI
+
+    starter = Path(__file__).parents[2] / "skills_template" / "starters" / "saving-memories" / "SKILL.md"
+    parser = cli.build_parser()
+    checked = 0
+    for text in (GUIDANCE_CLI, starter.read_text(encoding="utf-8")):
+        for snippet in re.findall(r"`tacit ([^`]+)`", text):
+            words = snippet.split()
+            path, shown = _visible_options(parser, words)
+            for word in words[len(path):]:
+                if word.startswith("--"):
+                    checked += 1
+                    assert word in shown, (snippet, word, sorted(shown))
+    assert checked >= 4, checked
