@@ -98,6 +98,8 @@ def test_install_writes_plugin_permissions_and_manifest(ucfg, home):
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     allow = settings["permissions"]["allow"]
     assert "Bash(tacit memory:*)" in allow and "Bash(tacit skill create:*)" in allow
+    # the session guidance says to run `tacit search --json WORDS`: it must not prompt (nor be denied in -p)
+    assert "Bash(tacit search:*)" in allow
     assert not any("skill delete" in rule for rule in allow)  # deleting a skill still asks
     assert allow == result["permissions_added"]
     manifest = json.loads((plugin / ".tacit-install.json").read_text())

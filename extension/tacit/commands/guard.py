@@ -102,7 +102,7 @@ def _where(record: GuardRecord) -> str:
     if record.origin == "user":
         return f"{scope}; added by hand on {record.date}"
     if record.file is not None:
-        read = " (phrased by a child: tacit could not read the line)" if record.key.startswith(READ_BY_CHILD) else ""
+        read = " (phrased: tacit could not read the line)" if record.key.startswith(READ_BY_CHILD) else ""
         return f"{scope}; from the repository's {record.file}{read}"
     said = "you said so" if record.by_user else "saved"
     return f"{scope}; from {record.memory_scope} memory, {said} on {record.date}"

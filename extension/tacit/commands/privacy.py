@@ -26,7 +26,7 @@ def _switch(turn):
         folder = project_folder(args, cfg)
         project = project_for(folder, home=cfg.env.get("HOME"))
         if args.status:
-            emit(exclusion.status(cfg, project, folder), text=_status_text)
+            emit(exclusion.status(cfg, project, folder), text=lambda status: _status_text(status, folder))
             return 0
         if project is None:
             error = (f"{folder} is not inside a project (the home folder and the root hold none); "
@@ -38,8 +38,8 @@ def _switch(turn):
     return run
 
 
-def _status_text(status: dict) -> str:
-    where = status.get("project") or "here"
+def _status_text(status: dict, folder: str) -> str:
+    where = status.get("project") or f"{folder} (not inside a project)"
     return f"tacit is off for {where} ({status['why']})" if status.get("off") else f"tacit is on for {where}"
 
 

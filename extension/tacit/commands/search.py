@@ -30,7 +30,8 @@ def _arguments(p, hosts) -> None:
     p.add_argument("query", nargs="*", metavar="WORDS", help="what to look for, in plain words")
     p.add_argument("--all-projects", action="store_true", help="search every project, not only this one")
     p.add_argument("--host", choices=hosts, default=None, help="only sessions of this host")
-    p.add_argument("--since", default=None, metavar="WHEN", help="only since then: today, 12h, 7d, 2w, 6mo, 1y or a date")
+    p.add_argument("--since", default=None, metavar="WHEN",
+                   help="only since then: 2026-11-30, 2026-11-30T09:00, today, yesterday, 30m, 12h, 7d, 2w, 6mo, 1y")
     p.add_argument("--limit", type=positive(), default=5, metavar="N", help="at most N exchanges (default 5, max 50)")
     p.add_argument("--cwd", default=None, metavar="DIR", help="the folder whose project is searched (default: here)")
     p.add_argument("--reindex", action="store_true", help="build the index again from the hosts' session files")

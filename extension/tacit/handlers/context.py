@@ -13,7 +13,7 @@ from tacit.stores.skill_scopes import ScopedSkills
 
 GUIDANCE_CLI = """## tacit memory (persistent across sessions)
 Save what will matter next time, without being asked: user preferences and corrections \
-(`tacit memory add --target user "…"`), project conventions, commands and decisions \
+(`tacit memory add --scope user "…"`), project conventions, commands and decisions \
 (`tacit memory add "…"`). Keep entries short and factual; update with \
 `tacit memory replace OLD NEW`, drop stale ones with `tacit memory remove OLD`. After complex \
 work, save the procedure as a skill: `tacit skill create --name NAME --description "…" \

@@ -32,10 +32,12 @@ def manifest(cfg) -> Path:
 
 def permissions_for() -> list[str]:
     """The Bash prefixes the agent may run without a prompt: the bare ``tacit`` and this environment's
-    absolute command (named when ``tacit`` is not on PATH). Slash commands pre-approve ``bin/tacit``."""
+    absolute command (named when ``tacit`` is not on PATH). Slash commands pre-approve ``bin/tacit``.
+    ``tacit search`` too: the session guidance tells the agent to run it (as Codex's rules allow)."""
     rules = []
     for form in ("tacit", commandline.tacit_display()):
-        rules += [f"Bash({form} memory:*)", *(f"Bash({form} skill {verb}:*)" for verb in support.SKILL_VERBS)]
+        rules += [f"Bash({form} memory:*)", f"Bash({form} search:*)",
+                  *(f"Bash({form} skill {verb}:*)" for verb in support.SKILL_VERBS)]
     return list(dict.fromkeys(rules))  # one of each: the two forms are the same when tacit is on PATH
 
 
