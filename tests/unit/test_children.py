@@ -436,6 +436,10 @@ def test_children_disabled_or_missing_binary_means_no_agent(cfg, agent):
     # `tacit learn` without --host: no "no host has no child command" double negative
     assert why_no_agent(cfg.with_settings(child_command=""), None) == (
         "no agent host is known (set child_command in config.toml)")
+    # switched off in the environment, not in config.toml: the reason says where
+    off = load_config(env={**configured.env, "TACIT_CHILD_ENABLED": "false"})
+    assert why_no_agent(off, None) == "child_enabled is false (environment TACIT_CHILD_ENABLED)"
+    assert why_no_agent(configured.with_settings(child_enabled=False), None) == "child_enabled = false in config.toml"
 
 
 # ---------------------------------------------------------------------------

@@ -86,7 +86,8 @@ def why_no_agent(cfg, host: str | None, kind: str | None = None) -> str:
     if agent_available(cfg, host, kind):
         return ""
     if not cfg.child_enabled:
-        return "child_enabled = false in config.toml"
+        where = cfg.source_of("child_enabled")  # TACIT_CHILD_ENABLED too: not "in config.toml" then
+        return "child_enabled = false in config.toml" if where == "config.toml" else f"child_enabled is false ({where})"
     template = command_template(cfg, host, kind)
     if not template:
         return (f"{host} has no child command" if host else "no agent host is known") + \
