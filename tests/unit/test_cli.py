@@ -208,6 +208,17 @@ def test_doctor_on_a_fresh_data_folder_is_clean(tacit_env, cfg):
     assert report["settings"]["memory_char_limit"] == 2200
 
 
+def test_doctor_marks_a_file_over_its_limit_as_a_warning_not_a_tick(tacit_env, cfg):
+    """An over-limit MEMORY.md read "✓ 100% — 7,327/2,200" with its warning only further down."""
+    Path(cfg.memory_file).parent.mkdir(parents=True, exist_ok=True)
+    Path(cfg.memory_file).write_text("\n§\n".join(f"Note {i}: " + "x" * 300 for i in range(25)), encoding="utf-8")
+    os.chmod(cfg.memory_file, 0o600)
+    code, report = _doctor(tacit_env)
+    assert report["memory"]["global"].get("warning") and report["memory"]["global"]["warning"] in report["warnings"]
+    text = run(tacit_env, "doctor").stdout
+    assert "  ! global: 100% — " in text and "  ✓ global:" not in text, text
+
+
 def test_doctor_reports_config_problems(tacit_env, cfg):
     Path(cfg.config_file).parent.mkdir(parents=True, exist_ok=True)
     Path(cfg.config_file).write_text('memory_char_limit = "big"\nnudge_intervall = 3\n')

@@ -417,7 +417,8 @@ def render(report: dict) -> str:
     for scope, entry in report["memory"].items():
         detail = entry.get("problem") or (f"{entry.get('usage')}, mode {entry.get('mode')}" if entry["exists"]
                                           else f"{entry.get('usage')} (no file yet)")
-        lines.append(f"  {'✗' if entry.get('problem') or entry.get('loose_mode') else '✓'} {scope}: {detail}")
+        mark = "✗" if entry.get("problem") or entry.get("loose_mode") else "!" if entry.get("warning") else "✓"
+        lines.append(f"  {mark} {scope}: {detail}")  # over its limit: "!", as its warning below
     ledger = report["ledger"]
     lines.append(f"Ledger: {'ok' if ledger['ok'] else ledger.get('error')} ({ledger['path']})")
     skills = report["skills"]
