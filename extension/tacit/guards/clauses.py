@@ -14,7 +14,7 @@ from tacit.lazyre import gate, lazy
 from tacit.guards.act_words import kind_named, without_activity, without_purpose
 from tacit.guards.quoting import as_extension, as_quoted
 from tacit.guards.reason_words import (_HARM, _LETS, _MAY_HARM, CONSEQUENT_REASON, LETS_IT, REASON_HEAD, REASON_SPLIT,
-                                       without_harm)
+                                       reason_head, without_harm)
 from tacit.guards.restate import said_as_run
 from tacit.guards.typed import _ASKED_NO, _asked_no, typed_cues
 from tacit.guards.words import _KNOWN_PROGRAMS, RULE_VERBS, SAID_BEFORE_CUE, verb_of
@@ -413,7 +413,7 @@ _OUTSIDE = lazy(r"\s*outside(?:\s+of)?\s+\S", re.I)
 
 
 def _unhedged(sub: list) -> str:  # a reading's pieces but its reasons (a harm that may follow too)
-    return ", ".join(p for j, p in enumerate(sub) if j == 0 or LETS_IT.search(p) or not (REASON_HEAD.match(
+    return ", ".join(p for j, p in enumerate(sub) if j == 0 or LETS_IT.search(p) or not (reason_head(
         _PLACEHOLDER.sub(" ", p).strip()) or _MAY_HARM.match(p.strip()) and _HARM.search(p)))
 
 
@@ -421,7 +421,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
             first: bool = False, plain: str | None = None) -> Clause:
     bare = _PLACEHOLDER.sub(" ", protected)
     said = _PLACEHOLDER.sub(" ", plain) if plain is not None else bare  # what the hedge is looked for in
-    reason = not whole and (aside or not first and bool(REASON_HEAD.match(bare)))
+    reason = not whole and (aside or not first and reason_head(bare))
     head = bare.lstrip()
     placed = bool(_CONDITION_PLACE.match(bare) or _OUTSIDE.match(bare))
     head_hedge = placed or bool(_EXCEPTION.match(head) or _HEDGE.match(head))
