@@ -1,8 +1,8 @@
 """Readings from a fourteenth probe of real rule lines (probe C1 of tests/data/guard_probe_rules14.jsonl),
 one table per form: "bare `python`" is the program called by its name (not a venv's, not through `uv run`),
 a rule's verb said as a label ("**Never Use**: …"), a bold rule heading said again after a colon, an
-adjective before a path not to commit ("actual .env files"), and a fact said after the rule as its reason
-(", npm audit fix has broken things before"). Each line names its repository; calls run through the public
+adjective before a path not to commit ("actual .env files"), a fact said after the rule as its reason
+(", npm audit fix has broken things before") and an emphasis between commas ("Never, ever, edit …"). Each line names its repository; calls run through the public
 API: derive_guards / rules_in, then GuardSet.check of normalize_call."""
 
 from __future__ import annotations
@@ -62,8 +62,16 @@ FACT_REASON_LESSONS = [
     ("don't edit `dist/`, .env holds the prod keys", ["E:dist/app.js"], ["E:src/app.js"]),
 ]
 
+# an emphasis set off by commas or dashes after the negation (probe A: "Never under any circumstances run …")
+STRESSED_LESSONS = [
+    ("Never, under any circumstances, run `git push --force`", ["git push --force origin x"], ["git push origin x"]),
+    ("Never, ever, edit `dist/`", ["E:dist/app.js"], ["E:src/app.js"]),
+    ("Do NOT, for any reason, edit `dist/`", ["E:dist/app.js"], ["E:src/app.js"]),
+    ("never - ever - commit .env files", ["git add .env"], ["git add a.py"]),
+]
+
 CASES = ([("line", *c) for c in BY_NAME_LINES + VERB_LABEL_LINES + HEADING_LINES]
-         + [("lesson", *c) for c in BY_NAME_LESSONS + ADJECTIVE_LESSONS + FACT_REASON_LESSONS])
+         + [("lesson", *c) for c in BY_NAME_LESSONS + ADJECTIVE_LESSONS + FACT_REASON_LESSONS + STRESSED_LESSONS])
 
 
 @pytest.mark.parametrize("kind, text, stopped, fine", CASES)
@@ -73,7 +81,9 @@ def test_reading(kind, text, stopped, fine):
     assert _stops(specs, stopped + fine) == [True] * len(stopped) + [False] * len(fine), text
 
 
-@pytest.mark.parametrize("lesson", ["never mix tabs and spaces, black formats the code", "never use bare URLs"])
+@pytest.mark.parametrize("lesson", ["never mix tabs and spaces, black formats the code", "never use bare URLs",
+                                    "Never, unless asked, edit `dist/`",
+                                    "Never, under any circumstances, edit `dist/` unless asked"])
 def test_no_guard(lesson):
     """A fact after a lesson that is no rule makes none; "bare" before no program is no command."""
     assert derive_guards(lesson) == ()

@@ -13,7 +13,7 @@ from tacit.guards.alternatives import PY_ENVS, narrow
 from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
-from tacit.guards.headings import unheaded
+from tacit.guards.headings import unheaded, unstressed
 from tacit.guards.not_rules import about_file_content, states_absence
 from tacit.guards.cd_rules import cd_specs
 from tacit.guards.mixed_lists import mixed_specs
@@ -80,7 +80,7 @@ def _prepare(text) -> tuple[str, list] | None:
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")
-    read = said_then_dont(_OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", spoken(unheaded(text))))))
+    read = said_then_dont(_OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", spoken(unstressed(unheaded(text)))))))
     read = _BAR.sub(lambda m: " \u2014 " if REASON_HEAD.match(read[m.end():]) else m.group(0), read)
     return text, clauses(read, typed=True)  # typed_cues again would change nothing
 
