@@ -70,8 +70,18 @@ STRESSED_LESSONS = [
     ("never - ever - commit .env files", ["git add .env"], ["git add a.py"]),
 ]
 
+# a lesson that ends with a command in double quotes keeps its closing quote (it was stripped as the
+# lesson's own, and the command read as nothing); a lesson typed in quotes is still unwrapped
+QUOTED_LESSONS = [
+    ('Never run "git clean -fd"', ["git clean -fd"], ["git clean -n"]),
+    ('don\'t run "npm publish"', ["npm publish"], ["npm pack"]),
+    ('"never run git clean"', ["git clean -fd"], ["git status"]),
+    ("'never edit dist/'", ["E:dist/app.js"], ["E:src/app.js"]),
+]
+
 CASES = ([("line", *c) for c in BY_NAME_LINES + VERB_LABEL_LINES + HEADING_LINES]
-         + [("lesson", *c) for c in BY_NAME_LESSONS + ADJECTIVE_LESSONS + FACT_REASON_LESSONS + STRESSED_LESSONS])
+         + [("lesson", *c) for c in BY_NAME_LESSONS + ADJECTIVE_LESSONS + FACT_REASON_LESSONS + STRESSED_LESSONS
+                                    + QUOTED_LESSONS])
 
 
 @pytest.mark.parametrize("kind, text, stopped, fine", CASES)

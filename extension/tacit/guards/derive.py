@@ -79,10 +79,21 @@ def _prepare(text) -> tuple[str, list] | None:
     text = typed_cues(text.encode("utf-8", "replace").decode("utf-8").translate(_QUOTES).strip())
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
-    text = text.strip("\"' ")
+    text = _unwrapped(text)
     read = said_then_dont(_OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", spoken(unstressed(unheaded(text)))))))
     read = _BAR.sub(lambda m: " \u2014 " if REASON_HEAD.match(read[m.end():]) else m.group(0), read)
     return text, clauses(read, typed=True)  # typed_cues again would change nothing
+
+
+def _unwrapped(text: str) -> str:
+    """The lesson without the quotes it was typed in: not the closing quote of a command it ends
+    with ('never run "git clean -fd"'), which stays for the clause reader."""
+    q = text[:1]
+    if q in ("'", '"'):
+        text = text[1:].removesuffix(q)
+    elif text.endswith('"') and text.count('"') % 2:
+        text = text[:-1]
+    return text.strip()
 
 
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
