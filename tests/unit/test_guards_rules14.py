@@ -79,9 +79,16 @@ QUOTED_LESSONS = [
     ("'never edit dist/'", ["E:dist/app.js"], ["E:src/app.js"]),
 ]
 
+# "avoid" with a kind of command and the commands named: the commands (tune R455's form, typed right)
+AVOID_LESSONS = [
+    ("Avoid destructive operations like `git reset`, `git clean`, etc.", ["git reset --hard", "git clean -fd"],
+     ["git status"]),
+    ("avoid destructive commands such as `rm -rf`", ["rm -rf build"], ["rm build/a.o"]),
+]
+
 CASES = ([("line", *c) for c in BY_NAME_LINES + VERB_LABEL_LINES + HEADING_LINES]
          + [("lesson", *c) for c in BY_NAME_LESSONS + ADJECTIVE_LESSONS + FACT_REASON_LESSONS + STRESSED_LESSONS
-                                    + QUOTED_LESSONS])
+                                    + QUOTED_LESSONS + AVOID_LESSONS])
 
 
 @pytest.mark.parametrize("kind, text, stopped, fine", CASES)
@@ -93,7 +100,8 @@ def test_reading(kind, text, stopped, fine):
 
 @pytest.mark.parametrize("lesson", ["never mix tabs and spaces, black formats the code", "never use bare URLs",
                                     "Never, unless asked, edit `dist/`",
-                                    "Never, under any circumstances, edit `dist/` unless asked"])
+                                    "Never, under any circumstances, edit `dist/` unless asked",
+                                    "try to avoid commands like `git reset`", "Avoid operations like `git reset` unless asked"])
 def test_no_guard(lesson):
     """A fact after a lesson that is no rule makes none; "bare" before no program is no command."""
     assert derive_guards(lesson) == ()

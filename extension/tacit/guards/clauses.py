@@ -111,10 +111,11 @@ _NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|
                   # "I can't push" · "can't push or commit, how do I …": what fails, not what is forbidden
                   r"(?:^\s*|\b(?:i|it|this|that|which)\s+)(?:can'?t|cannot|couldn'?t|could not)\b", re.I)
 # "avoid `X`" / "avoid running `X`" at a clause's head, with a quoted object,
-# states a rule ("never …"); "avoid npm", "try to avoid …" stay hedges
+# states a rule ("never …"), as do commands named after a kind ("avoid destructive operations like `git
+# reset`"); "avoid npm", "try to avoid …" stay hedges
 # "avoid modifying `x`" · "avoid editing .xlf files" · "avoid modifying src/gen/": a quoted name or a path
-_AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00|(?:the\s+)?[\w~-]*[./*][\w*][\w./*-]*(?:\s|$))",
-              re.I)
+_AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00|(?:the\s+)?[\w~-]*[./*][\w*][\w./*-]*(?:\s|$)|"
+              r"(?:[\w-]+\s+){0,3}(?:commands?|operations?)\s*,?\s*(?:such as|like|e\.?g\.?,?|including)\s+\x00)", re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
 _NEVER_COLON = lazy(r"(?:^|(?<=, ))(" + SAID_BEFORE_CUE + r"(?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
