@@ -47,48 +47,36 @@ HEADING_LINES = [
     ("- **No force pushes**: never run `git push --force`\n", ["git push --force origin x"], ["git push origin x"]),
 ]
 
-# an adjective before the path not to commit
-ADJECTIVE_LESSONS = [
+# lessons, one form after another: (lesson, calls it stops, calls it lets through)
+LESSONS = [
+    # an adjective before the path not to commit
     # vishnu2kmohan/mcp-server-langgraph .cursorrules: "- Never commit actual .env files"
     ("Never commit actual .env files", ["git add .env"], ["git add .env.example"]),
     ("never commit the real `.env`", ["git add .env"], ["git add src/app.py"]),
     ("don't commit local .env files", ["git add .env"], ["git add README.md"]),
-]
-
-# a fact said after the rule, with no "it"/"because" before it, is the rule's reason
-FACT_REASON_LESSONS = [
+    # a fact said after the rule, with no "it"/"because" before it, is the rule's reason
     ("never commit .env files, npm audit fix has broken things before", ["git add .env"], ["git add a.py"]),
     ("never run `npm audit fix`, npm audit fix has broken things before", ["npm audit fix"], ["npm audit"]),
     ("don't edit `dist/`, .env holds the prod keys", ["E:dist/app.js"], ["E:src/app.js"]),
-]
-
-# an emphasis set off by commas or dashes after the negation (probe A: "Never under any circumstances run …")
-STRESSED_LESSONS = [
+    # an emphasis set off by commas or dashes after the negation (probe A: "Never under any circumstances run …")
     ("Never, under any circumstances, run `git push --force`", ["git push --force origin x"], ["git push origin x"]),
     ("Never, ever, edit `dist/`", ["E:dist/app.js"], ["E:src/app.js"]),
     ("Do NOT, for any reason, edit `dist/`", ["E:dist/app.js"], ["E:src/app.js"]),
     ("never - ever - commit .env files", ["git add .env"], ["git add a.py"]),
-]
-
-# a lesson that ends with a command in double quotes keeps its closing quote (it was stripped as the
-# lesson's own, and the command read as nothing); a lesson typed in quotes is still unwrapped
-QUOTED_LESSONS = [
+    # a lesson that ends with a command in double quotes keeps its closing quote (it was stripped as the
+    # lesson's own, and the command read as nothing); a lesson typed in quotes is still unwrapped
     ('Never run "git clean -fd"', ["git clean -fd"], ["git clean -n"]),
     ('don\'t run "npm publish"', ["npm publish"], ["npm pack"]),
     ('"never run git clean"', ["git clean -fd"], ["git status"]),
     ("'never edit dist/'", ["E:dist/app.js"], ["E:src/app.js"]),
-]
-
-# "avoid" with a kind of command and the commands named: the commands (tune R455's form, typed right)
-AVOID_LESSONS = [
+    # "avoid" with a kind of command and the commands named: the commands (tune R455's form, typed right)
     ("Avoid destructive operations like `git reset`, `git clean`, etc.", ["git reset --hard", "git clean -fd"],
      ["git status"]),
     ("avoid destructive commands such as `rm -rf`", ["rm -rf build"], ["rm build/a.o"]),
 ]
 
 CASES = ([("line", *c) for c in BY_NAME_LINES + VERB_LABEL_LINES + HEADING_LINES]
-         + [("lesson", *c) for c in BY_NAME_LESSONS + ADJECTIVE_LESSONS + FACT_REASON_LESSONS + STRESSED_LESSONS
-                                    + QUOTED_LESSONS + AVOID_LESSONS])
+         + [("lesson", *c) for c in BY_NAME_LESSONS + LESSONS])
 
 
 @pytest.mark.parametrize("kind, text, stopped, fine", CASES)
@@ -101,7 +89,8 @@ def test_reading(kind, text, stopped, fine):
 @pytest.mark.parametrize("lesson", ["never mix tabs and spaces, black formats the code", "never use bare URLs",
                                     "Never, unless asked, edit `dist/`",
                                     "Never, under any circumstances, edit `dist/` unless asked",
-                                    "try to avoid commands like `git reset`", "Avoid operations like `git reset` unless asked"])
+                                    "try to avoid commands like `git reset`",
+                                    "Avoid operations like `git reset` unless asked"])
 def test_no_guard(lesson):
     """A fact after a lesson that is no rule makes none; "bare" before no program is no command."""
     assert derive_guards(lesson) == ()
