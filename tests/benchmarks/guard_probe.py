@@ -6,7 +6,8 @@
 A probe file (tests/data/guard_probe_*.jsonl) has the rows of
 guard_rules_real.jsonl, each with ``probe`` (A, B, …) in place of ``split``.
 Probe A is the one readings may be written from; the others stay untouched, so
-their figures tell whether a reading generalises. Scored as guards.py scores a
+their figures tell whether a reading generalises. guard_probe_rules14.jsonl is
+split by repository into C1 (readings may be written from it) and C2 (untouched). Scored as guards.py scores a
 split: each repository's lines are one project's GuardSet.
 """
 

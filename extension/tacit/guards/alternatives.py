@@ -112,7 +112,8 @@ def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
         said = None  # "don't use `tsc` directly or via `npx tsc`": a way the rule forbids
     if said and isinstance(m, CommandMatch) and not m.not_via and said["w"].lower() not in m.programs:
         # "use uv for everything, never bare python" · "run python via uv run, never bare python": through uv is the way
-        return replace(spec, match=replace(m, not_via=_KIN.get(said["w"].lower(), (said["w"].lower(),))))
+        by_name = m.by_name or not m.subcommands and bool(_BARE.search(rule))  # "bare python": by its name
+        return replace(spec, match=replace(m, not_via=_KIN.get(said["w"].lower(), (said["w"].lower(),)), by_name=by_name))
     if not isinstance(m, (PushMatch, CommandMatch)):
         return spec
     if _PY_DIRECTLY.search(lesson) and isinstance(m, CommandMatch) and not m.not_via and not m.subcommands \

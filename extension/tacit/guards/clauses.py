@@ -14,7 +14,7 @@ from tacit.lazyre import gate, lazy
 from tacit.guards.act_words import kind_named, without_activity, without_purpose
 from tacit.guards.quoting import as_extension, as_quoted
 from tacit.guards.reason_words import (_HARM, _LETS, _MAY_HARM, CONSEQUENT_REASON, LETS_IT, REASON_HEAD, REASON_SPLIT,
-                                       without_harm)
+                                       reason_head, without_harm)
 from tacit.guards.restate import said_as_run
 from tacit.guards.typed import _ASKED_NO, _asked_no, typed_cues
 from tacit.guards.words import _KNOWN_PROGRAMS, RULE_VERBS, SAID_BEFORE_CUE, verb_of
@@ -111,10 +111,11 @@ _NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|
                   # "I can't push" · "can't push or commit, how do I …": what fails, not what is forbidden
                   r"(?:^\s*|\b(?:i|it|this|that|which)\s+)(?:can'?t|cannot|couldn'?t|could not)\b", re.I)
 # "avoid `X`" / "avoid running `X`" at a clause's head, with a quoted object,
-# states a rule ("never …"); "avoid npm", "try to avoid …" stay hedges
+# states a rule ("never …"), as do commands named after a kind ("avoid destructive operations like `git
+# reset`"); "avoid npm", "try to avoid …" stay hedges
 # "avoid modifying `x`" · "avoid editing .xlf files" · "avoid modifying src/gen/": a quoted name or a path
-_AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00|(?:the\s+)?[\w~-]*[./*][\w*][\w./*-]*(?:\s|$))",
-              re.I)
+_AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00|(?:the\s+)?[\w~-]*[./*][\w*][\w./*-]*(?:\s|$)|"
+              r"(?:[\w-]+\s+){0,3}(?:commands?|operations?)\s*,?\s*(?:such as|like|e\.?g\.?,?|including)\s+\x00)", re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
 _NEVER_COLON = lazy(r"(?:^|(?<=, ))(" + SAID_BEFORE_CUE + r"(?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
@@ -413,7 +414,7 @@ _OUTSIDE = lazy(r"\s*outside(?:\s+of)?\s+\S", re.I)
 
 
 def _unhedged(sub: list) -> str:  # a reading's pieces but its reasons (a harm that may follow too)
-    return ", ".join(p for j, p in enumerate(sub) if j == 0 or LETS_IT.search(p) or not (REASON_HEAD.match(
+    return ", ".join(p for j, p in enumerate(sub) if j == 0 or LETS_IT.search(p) or not (reason_head(
         _PLACEHOLDER.sub(" ", p).strip()) or _MAY_HARM.match(p.strip()) and _HARM.search(p)))
 
 
@@ -421,7 +422,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
             first: bool = False, plain: str | None = None) -> Clause:
     bare = _PLACEHOLDER.sub(" ", protected)
     said = _PLACEHOLDER.sub(" ", plain) if plain is not None else bare  # what the hedge is looked for in
-    reason = not whole and (aside or not first and bool(REASON_HEAD.match(bare)))
+    reason = not whole and (aside or not first and reason_head(bare))
     head = bare.lstrip()
     placed = bool(_CONDITION_PLACE.match(bare) or _OUTSIDE.match(bare))
     head_hedge = placed or bool(_EXCEPTION.match(head) or _HEDGE.match(head))

@@ -219,6 +219,7 @@ _SAYS_ONLY = frozenset(("echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", 
                         "which", "type", "head", "tail", "sed", "awk", "jq", "command", "help", "whatis", "apropos"))
 # runners of a project's Python environment, whose python is the python3 it was made with
 _ENV_RUNNERS = frozenset(("uv", "poetry", "pipenv", "pdm", "rye", "hatch"))
+_BY_NAME_VIA = _ENV_RUNNERS | frozenset(("python", "python3"))
 _VENV_PYTHON = lazy(r"(?:^|/)\.?(?:venv|virtualenv|env)[\w.-]*/bin/python$")
 
 
@@ -238,8 +239,8 @@ class _Command:
     """A compiled ``CommandMatch``."""
 
     __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
-                 "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed", "sub_value", "list_tail", "packages",
-                 "script", "needs_arg", "repo")
+                 "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed", "by_name", "sub_value", "list_tail",
+                 "packages", "script", "needs_arg", "repo")
 
     def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -275,8 +276,11 @@ class _Command:
         self.on = tuple(u.strip("/") for u in match.on)
         self.not_via = frozenset(match.not_via)
         self.to_file = match.to_file
+        self.by_name = match.by_name  # "bare `pytest`": not `.venv/bin/pytest`, `uv run pytest`, `python -m pytest`
         if self.venv_ok and not self.not_via:  # `uv run python`: the project environment's python3
             self.not_via = _ENV_RUNNERS
+        elif self.by_name and not self.not_via:  # a module run is judged as the python that runs it
+            self.not_via = _BY_NAME_VIA
         self.placed = bool(self.under or self.on or self.not_via or self.to_file)
         self.repo = match.repo.lower()
 
@@ -285,7 +289,7 @@ class _Command:
             return False  # `echo --rerun-tasks`, `grep -r -- --rerun-tasks .`: the flag is only said
         if self.allow_info and _is_info(argv, self.program):
             return False
-        if self.venv_ok and _VENV_PYTHON.search(argv[0]):
+        if self.venv_ok and _VENV_PYTHON.search(argv[0]) or self.by_name and "/" in argv[0]:
             return False
         if self.repo and not _acts_on(argv, self.repo):
             return False

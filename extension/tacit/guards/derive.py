@@ -13,6 +13,7 @@ from tacit.guards.alternatives import PY_ENVS, narrow
 from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
+from tacit.guards.headings import unheaded, unstressed
 from tacit.guards.not_rules import about_file_content, states_absence
 from tacit.guards.cd_rules import cd_specs
 from tacit.guards.mixed_lists import mixed_specs
@@ -78,10 +79,21 @@ def _prepare(text) -> tuple[str, list] | None:
     text = typed_cues(text.encode("utf-8", "replace").decode("utf-8").translate(_QUOTES).strip())
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
-    text = text.strip("\"' ")
-    read = said_then_dont(_OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", spoken(text)))))
+    text = _unwrapped(text)
+    read = said_then_dont(_OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", spoken(unstressed(unheaded(text)))))))
     read = _BAR.sub(lambda m: " \u2014 " if REASON_HEAD.match(read[m.end():]) else m.group(0), read)
     return text, clauses(read, typed=True)  # typed_cues again would change nothing
+
+
+def _unwrapped(text: str) -> str:
+    """The lesson without the quotes it was typed in: not the closing quote of a command it ends
+    with ('never run "git clean -fd"'), which stays for the clause reader."""
+    q = text[:1]
+    if q in ("'", '"'):
+        text = text[1:].removesuffix(q)
+    elif text.endswith('"') and text.count('"') % 2:
+        text = text[:-1]
+    return text.strip()
 
 
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
@@ -126,9 +138,10 @@ _ALTERNATIVE = [lazy(p, re.I) for p in (
     rf"{_X}\s*,?\s*(?:not|never)\s+{_YS}",
 )]
 _CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
+_BY_NAME = r"(?P<bare>(?:bare|raw|plain)\s+)?"  # "never use bare `python` commands": by its name (not a venv's)
 _NEGATIVE_USE = [lazy(p, re.I) for p in (
-    rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
-    rf"{_DONT}\s+(?:run|execute|use)\s+(?:any\s+)?{_YS}\s+(?:commands?|cli|cli commands?)",  # "any git commands"
+    rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_BY_NAME}{_YS}{_CLI}",
+    rf"{_DONT}\s+(?:run|execute|use)\s+(?:any\s+)?{_BY_NAME}{_YS}\s+(?:commands?|cli|cli commands?)",  # "any git commands"
     rf"stop using\s+{_YS}{_CLI}",
     rf"no\s+{_YS}{_CLI}",
     rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
@@ -136,7 +149,7 @@ _NEGATIVE_USE = [lazy(p, re.I) for p in (
 )]
 _LANGUAGES = frozenset(("python", "python3", "node", "ruby", "perl", "php", "java", "deno"))
 # "never pip or conda": known tools with no verb, none of them an English word
-_VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+(?:(?:a\s+)?(?:bare|raw|plain)\s+)?{_YS}", re.I)
+_VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+(?:a\s+)?{_BY_NAME}{_YS}", re.I)
 # "never install packages with npm" · "don't use pip to install dependencies"
 _INSTALL_WITH = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:install|add)\s+(?:any\s+|new\s+|the\s+)?(?:packages?|dependencies|deps|modules|libraries)"
@@ -230,7 +243,8 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
     if m:
         tools = [_tool(y) for y in _split_list(m.group("ys"))]
         if tools and all(t and t not in _ENGLISH_TOOLS and t not in _SUDO_WORDS for t in tools):
-            return GuardSpec(CommandMatch(tuple(dict.fromkeys(tools)), (), (), True), because)
+            return GuardSpec(CommandMatch(tuple(dict.fromkeys(tools)), (), (), True, by_name=bool(m.group("bare"))),
+                             because)
     for pattern in _NEGATIVE_USE:
         m = pattern.fullmatch(sentence)
         if not m:
@@ -248,7 +262,8 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
             programs.append(head)
         if any(p in _SUDO_WORDS for p in programs):
             return GuardSpec(SudoMatch(), because) if len(programs) == 1 else None
-        return GuardSpec(CommandMatch(tuple(dict.fromkeys(programs)), (), (), True), because)
+        by_name = bool(m.groupdict().get("bare"))
+        return GuardSpec(CommandMatch(tuple(dict.fromkeys(programs)), (), (), True, by_name=by_name), because)
     return None
 
 
@@ -305,9 +320,9 @@ _BARE = lazy(r"(?:a\s+|the\s+)?(?:bare|plain)\s+(?=\S)", re.I)
 _NO_ARGS = lazy(r"(?P<head>.+?\b(?:run|execute|use)\s+)(?P<cmd>`[^`]+`|[a-z][\w.:-]*(?:\s+[a-z][\w.:-]*){0,3})\s+(?:without|with\s+no)\s+(?:any\s+)?(?:arguments|args)", re.I)
 
 
-def _run(sentence: str, because: str) -> GuardSpec | None:
+def _run(sentence: str, because: str, alone: bool = False) -> GuardSpec | None:
     if no_args := _NO_ARGS.fullmatch(sentence):
-        return _run(f"{no_args.group('head')}a bare {no_args.group('cmd')}", because)
+        return _run(f"{no_args.group('head')}a bare {no_args.group('cmd')}", because, True)
     m = _RUN.fullmatch(sentence)
     if not m:
         return None
@@ -316,6 +331,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         spec = _run(sentence[:m.start("cmd")] + m.group("cmd")[bare.end():], because)
         if spec is None or not isinstance(spec.match, CommandMatch) or spec.match.flags:
             return None
+        if not spec.match.subcommands and not alone:  # "never use bare `python`": the program by its name
+            return GuardSpec(CommandMatch(spec.match.programs, (), (), True, by_name=True), because)
         return GuardSpec(CommandMatch(spec.match.programs, spec.match.subcommands, (), True, True), because)
     words = _command_words(m.group("cmd"), (m.group("verb") or "").lower() in ("run", "execute", "call", "invoke"))
     if not words:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, get_args
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
 # written only when set
-_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only",
+_OMITTED_WHEN_EMPTY = ("bare", "by_name", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only",
                        "to_file", "repo", "shows_only", "local_only", "runs")
 
 
@@ -49,6 +49,8 @@ class CommandMatch(_Match):
     ``not_via``: run through one of these wrappers it is allowed ("through uv");
     ``to_file``: only with its output sent to a file ("never pipe X output to a file").
     ``repo``: only when the repository it acts on (``--repo``/``-R``) is this one or not said.
+    ``by_name``: only the program called by its bare name ("never use bare `python`"): not a path
+    to one (``.venv/bin/python``), nor run through an environment's runner (``uv run``).
     """
 
     kind: ClassVar[str] = "command"
@@ -63,6 +65,7 @@ class CommandMatch(_Match):
     not_via: tuple[str, ...] = ()
     to_file: bool = False
     repo: str = ""
+    by_name: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,25 @@ _FACT = (
     # a program and its words or flags: ", git push --force will clobber the remote" · ", git pull --rebase is fine"
     r"(?:" + _PROGRAM + r")(?:\s+(?!(?:or|and|nor|not|never)\b)(?:-{1,2}[\w-]+|[a-z][\w-]*)){1,3}?\s+" + _ADVERB
     + r"(?:(?:is|are|was|were)|" + _FACT_VERBS + "|" + _MAY + r")\b")
+# ", npm audit fix has broken things before" · ", .env holds the prod keys": a fact said after the rule is
+# its reason, as one led by "it" (not a ban said as a fact, ", yarn is banned too" · ", agents never run
+# `x`", nor a hedged one, ", maintainers do that usually": the rule's own hedge)
+# (a bare word before a word in -s is no subject: "name branches claude/…" is an order)
+_FACT_SAID = (r"(?:(?:a|an)\s+)?(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+" + _ADVERB + r"(?:" + _IS + "|" + _FACT_VERBS + r")\b|"
+              + _NOT_SUBJECT + r"(?:[A-Za-z][\w.-]*|\.?[\w.-]*/[\w./-]*|\.[\w.-]+)\s+(?:" + _MAY + r")\b|"
+              r"(?:\.?[\w.-]*/[\w./-]*|\.[\w.-]+|" + _PROGRAM + r")\s+[a-z]{2,}[^\Ws]s\s+\w|"
+              r"(?:" + _PROGRAM + r")(?:\s+(?!(?:or|and|nor|not|never)\b)(?:-{1,2}[\w-]+|[a-z][\w-]*)){1,3}?\s+" + _ADVERB
+              + r"(?:(?:is|are|was|were)|" + _FACT_VERBS + "|" + _MAY + r")\b")
+_FACT_HEAD = lazy(r"^(?!(?:or|and|nor|not|never|no|but|then|also|to|please|do|don'?t|always|only)\b)"
+                  r"(?!.*\b(?:forbidden|banned|prohibited|disallowed|off[- ]limits|usually|sometimes|often|mostly|"
+                  r"normally|typically|generally|never|must|should|shall|do\s+not|don'?t)\b)(?:" + _FACT_SAID + ")", re.I)
+
+
+def reason_head(text: str) -> bool:
+    """Whether a clause (not a rule's first) is a reason: led by a reason word, or a fact said."""
+    return bool(REASON_HEAD.match(text) or _FACT_HEAD.match(text))
+
+
 # "If a fix is needed, create a new commit, because it breaks CI": the reason after an order, no part of it
 CONSEQUENT_REASON = lazy(r"(?:\s*,\s*|\s+)(?:because|since|cuz|'?cause|bc|b/c)\s.*$", re.I)
 REASON_SPLIT = lazy(

@@ -56,7 +56,8 @@ _OBJECTLESS_COMMIT = lazy(rf"(?:{_DONT}|never)\s+(?:git\s+)?(?:commit|check in|s
 _COMMIT_TO = lazy(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
                         re.I)
 _COMMIT_PATH = lazy(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
-                          r"(?:(?:any\s+)?(?:files|anything)\s+(?:in|under|from|inside)\s+)?(?:the\s+|(?:(?<=commit\s)|(?<=stage\s))an?\s+)?(?P<paths>.+?)"
+                          r"(?:(?:any\s+)?(?:files|anything)\s+(?:in|under|from|inside)\s+)?(?:the\s+|(?:(?<=commit\s)|(?<=stage\s))an?\s+)?"
+                          r"(?:(?:actual|real|local|private)\s+)?(?P<paths>.+?)"
                           # "never commit .env files to version control": where a commit goes is no path
                           r"(?:\s+(?:to|into|in)\s+(?:the\s+|your\s+|our\s+|this\s+)?(?:git(?:\s+repo(?:sitory)?)?|"
                           r"version\s+control|source\s+control|vcs|repo|repository|github|gitlab|codebase|history))?", re.I)
