@@ -24,11 +24,12 @@ _CORRECTION_PHRASES = [
     r"|\bfalschen?\s+(?:datei|ansatz|weg|ordner|branch|version|funktion)\b",
     r"\bdu\s+hast\s+(?:das|es|mich)\s+(?:falsch|missverstanden)\b|\bmach\s+das\s+r(?:ü|ue)ckg(?:ä|ae)ngig\b",
     r"\bwarum\s+hast\s+du\b[^.?!\n]{0,60}?\b(?:gelöscht|entfernt|geändert|überschrieben|kaputt\s*gemacht)\b"
-    r"|\b(?:wähle|nimm|benutze|verwende|nutze)\b[^.!?\n]{0,60}?\bstattdessen\b"
     r"|\bdas\s+(?:habe|hab)\s+ich\s+nicht\s+(?:gesagt|gemeint|verlangt)\b",
+    r"(?:wähle|nimm|benutze|verwende|nutze)\b[^.!?\n]{0,60}?\bstattdessen\b",
     # French
-    rf"\b(?:ce|cela|ça|ca)\s+n{_A}?est\s+pas\s+(?:du\s+tout\s+)?(?:ça|ca|ce\s+que|correct|bon|juste|adapté)"
+    rf"\b(?:ce|cela|ca)\s+n{_A}?est\s+pas\s+(?:du\s+tout\s+)?(?:ça|ca|ce\s+que|correct|bon|juste|adapté)"
     rf"|\bc{_A}?est\s+(?:faux|incorrect)\b",
+    rf"ça\s+n{_A}?est\s+pas\s+(?:du\s+tout\s+)?(?:ça|ca|ce\s+que|correct|bon|juste|adapté)",
     rf"\bj{_A}?ai\s+dit\b|\bje\s+t{_A}?ai\s+(?:déjà\s+)?dit\b|\btu\s+(?:as\s+mal\s+compris|t{_A}?es\s+tromp)",
     rf"^\s*non\s*[,.!]\s*(?:pas|ce|c{_A}|tu|utilise|mets|fais|il\s+faut)\b|\bannule\s+(?:ça|ca|cette)\b",
     r"\bpourquoi\s+(?:tu\s+as|as[- ]tu)\s+(?:supprimé|effacé|changé|modifié|enlevé|cassé)"
