@@ -41,11 +41,11 @@ PLAIN = {
 }
 
 STANDING_RULES = {
-    "de": ["Verwende immer pnpm für dieses Projekt", "von nun an keine Emojis in Commits"],
-    "fr": ["N'utilise jamais var dans le code", "désormais, réponds en français"],
-    "es": ["siempre usa pnpm en este proyecto", "a partir de ahora responde en español"],
-    "pt": ["nunca use var no código", "a partir de agora responda em português"],
-    "ru": ["всегда пиши тесты на pytest", "никогда не удаляй миграции"],
+    "de": ["Nutze pnpm standardmäßig", "Verwende immer pnpm für dieses Projekt", "von nun an keine Emojis in Commits"],
+    "fr": ["Utilise pnpm par défaut", "N'utilise jamais var dans le code", "désormais, réponds en français"],
+    "es": ["usa pnpm por defecto", "siempre usa pnpm en este proyecto", "a partir de ahora responde en español"],
+    "pt": ["Usar pnpm por padrão nos apps", "nunca use var no código", "a partir de agora responda em português"],
+    "ru": ["используй pnpm по умолчанию", "всегда пиши тесты на pytest", "никогда не удаляй миграции"],
     "ja": ["今後は日本語で答えてください", "絶対にmainへ直接pushしないで"],
     "ko": ["앞으로는 한국어로 답해 줘", "절대 main 브랜치를 삭제하지 마"],
 }

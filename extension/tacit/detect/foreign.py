@@ -88,8 +88,12 @@ _STANDING_RULE = lazy(
     r"|\b(?:immer|niemals|nie)\s+(?:verwenden|benutzen|schreiben|nutzen|antworten)\b"
     r"|\b(?:verwende|benutze|nutze|schreib|schreibe|antworte)\s+(?:bitte\s+)?(?:immer|niemals|nie)\b"
     r"|\bvon\s+nun\s+an\b|\bab\s+(?:jetzt|sofort)\s+(?:immer|nie|bitte)\b"
+    # "use X by default" (es, pt, fr, de)
+    r"|\b(?:usar|use|usa|utilize|utiliza|utilizar)\b[^.!?\n]{0,40}?\bpor\s+(?:padr[ãa]o|defecto)\b"
+    r"|\b(?:utilise|utiliser)\b[^.!?\n]{0,40}?\bpar\s+défaut\b"
+    r"|\b(?:verwende|benutze|nutze)\b[^.!?\n]{0,40}?\bstandardmäßig\b"
     # Russian
-    r"|всегда\s+(?:используй|использовал|пиши|писал|отвечай|отвечал|работай|работал|делай|делал)\b"
+    r"|(?:используй|использовать)\s+[^.!?\n]{0,40}?по\s+умолчанию|всегда\s+(?:используй|использовал|пиши|писал|отвечай|отвечал|работай|работал|делай|делал)\b"
     r"|никогда\s+не\s+(?:используй|удаляй|пиши|делай|трогай|меняй|коммить|пушь)|с\s+этого\s+момента|впредь|отныне"
     # Japanese
     r"|今後は|これからは|(?:常に|必ず|いつも)[^。、\n]{0,20}(?:使って|書いて|答えて|返答して)"
@@ -113,7 +117,7 @@ def foreign_correction(text: str) -> str | None:
 _STANDING_WORDS = (
     "siempre", "nunca", "partir de", "en adelante", "sempre", "daqui", "toujours", "jamais", "sormais",
     "immer", "nie", "nun an", "ab jetzt", "ab sofort", "всегда", "никогда", "этого момента", "впредь",
-    "отныне", "今後は", "これからは", "常に", "必ず", "いつも", "絶対に", "앞으로는", "항상", "절대",
+    "отныне", "por padr", "por defecto", "par défaut", "standardmäßig", "по умолчанию", "今後は", "これからは", "常に", "必ず", "いつも", "絶対に", "앞으로는", "항상", "절대",
 )
 
 
