@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.correction import CorrectionVerdict, judge_correction, not_a_lesson, phrased_rule_of
+from tacit.detect.foreign import foreign_standing_rule
 from tacit.detect.markers import expiry_hint
 from tacit.detect.model import USER_MODEL, model
 from tacit.detect.patterns import CorrectionPatterns
@@ -73,6 +74,9 @@ def _durable(reading: _features.MessageReading, feats: dict[str, float]) -> tupl
     score = scorer.score(feats)
     if memory_request(reading.raw):  # the host says the user asked it to remember these words
         score = max(score, scorer.threshold)
+    if foreign_standing_rule(reading.focus):
+        # "siempre usa pnpm", "n'utilise jamais var": a standing rule the English scorer cannot read
+        return "preference", round(max(score, 0.6), 3)
     if not scorer.weights or score < scorer.threshold:
         return "none", round(score, 3)
     best = max(DURABLE_CATEGORIES, key=lambda c: model(USER_MODEL, c).score(feats))  # the first of a tie

@@ -8,13 +8,13 @@ Design notes: docs/design/detect.md#tacitdetectcorrection"""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from tacit.lazyre import lazy
 from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
+from tacit.detect.foreign import foreign_correction
 from tacit.detect.markers import chinese_correction
 from tacit.detect.model import USER_MODEL, model
 from tacit.detect.patterns import CorrectionPatterns, default_patterns, original_rule
@@ -80,46 +80,6 @@ def phrased_rule_of(reading: _features.MessageReading) -> Phrased | None:
     return phrase(reading.focus, reading.lower, reading.prev)
 
 
-#: corrections in the languages tacit's privacy phrases cover (de, fr, es, ru, ja, pt, ko; zh in markers)
-_FOREIGN_PHRASES = [
-    # German
-    r"\b(?:das|es|dies)\s+ist\s+(?:falsch|nicht\s+richtig|nicht\s+korrekt|nicht\s+was\s+ich)\b",
-    r"\bich\s+(?:habe|hab)\s+(?:doch\s+)?(?:gesagt|geschrieben|gemeint)\b|\bich\s+sagte\b",
-    r"^\s*nein\s*[,.!]\s*(?:nicht|das|du|benutze|verwende|nimm|mach)\b|\bfalsche?n?\s+(?:datei|ansatz|weg)\b",
-    r"\bdu\s+hast\s+(?:das|es|mich)\s+(?:falsch|missverstanden)\b|\bmach\s+das\s+r(?:ü|ue)ckg(?:ä|ae)ngig\b",
-    # French
-    r"\bce\s+n'?est\s+pas\s+(?:ça|ca|ce\s+que|correct|bon|juste)\b|\bc'?est\s+(?:faux|incorrect)\b",
-    r"\bj'?ai\s+dit\b|\bje\s+t'?ai\s+dit\b|\btu\s+(?:as\s+mal\s+compris|t'?es\s+tromp)",
-    r"^\s*non\s*[,.!]\s*(?:pas|ce|c'|tu|utilise|mets|fais|il\s+faut)\b|\bannule\s+(?:ça|ca|cette)\b",
-    # Spanish
-    r"\b(?:eso|esto)\s+(?:est(?:á|a)\s+mal|no\s+es\s+(?:correcto|lo\s+que))\b|\best(?:á|a)s?\s+equivocad[oa]\b",
-    r"\bte\s+dije\b|\bya\s+te\s+dije\b|\bdije\s+que\b|\bno\s+es\s+eso\b",
-    # Portuguese
-    r"\b(?:isso|isto)\s+(?:est(?:á|a)\s+errado|n(?:ã|a)o\s+(?:est(?:á|a)\s+certo|é\s+o\s+que))\b",
-    r"\beu\s+(?:te\s+)?disse\b|\bvoc(?:ê|e)\s+(?:entendeu\s+errado|errou)\b|\bn(?:ã|a)o\s+foi\s+isso\b",
-    r"^\s*n(?:ã|a)o\s*[,.!]\s*(?:use|usa|faça|faz|isso|n(?:ã|a)o)\b",
-    # Russian
-    r"неправильно|не\s+так\b|это\s+не\s+то|я\s+(?:же\s+)?(?:сказал|говорил|просил)|ты\s+(?:ошибся|не\s+понял)",
-    r"^\s*нет\s*[,.!]\s*(?:не|это|используй|сделай|надо|нужно)",
-    r"откати|верни\s+как\s+было",
-    # Japanese
-    r"違います|違う(?:よ|って|でしょ|。|、|$)|そうじゃない|間違って(?:いる|る|います)|言ったのに|って言った",
-    r"元に戻して",
-    # Korean
-    r"틀렸|잘못\s*(?:했|됐|되었|이해)|그게\s+아니|말했잖아|아니(?:요|야)?\s*[,.!]\s*\S",
-    r"되돌려",
-    r"^\s*no\s*[,.!]\s*(?:usa|utiliza|haz|pon|eso|esto|no)\b",  # Spanish "no, …": looked for last
-]
-_FOREIGN = [lazy(p, re.IGNORECASE | re.UNICODE) for p in _FOREIGN_PHRASES]
-
-
-def _foreign_correction(text: str) -> str | None:
-    """The correction phrase a non-English message (quotes removed; the caller checks) opens or states, or None."""
-    head = text.strip()[:2000]
-    match = next(filter(None, (pattern.search(head) for pattern in _FOREIGN)), None)
-    return match.group(0).strip() if match else None
-
-
 _UNSET = object()
 _VERB = (r"(?:fix|run|write|add|update|use|check|read|make|do|finish|commit|revert|undo|remove|delete|test|look|"
          r"keep|leave|change|edit|put|try|build|start|go|install|ask|rename|move|stop|handle|implement|answer)")
@@ -150,7 +110,7 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
     zh = chinese_correction(strip_quoted(reading.raw)) if not reading.english else None
     if zh:
         return _verdict(True, "zh-phrase", 0.8, zh, f"Chinese correction phrase {zh!r}")
-    other = _foreign_correction(strip_quoted(reading.raw)) if reading.skipped is None else None
+    other = foreign_correction(strip_quoted(reading.raw)) if reading.skipped is None else None
     if other:
         return _verdict(True, "foreign-phrase", 0.8, other, f"correction phrase {other!r}")
     if reading.skipped == "quoted-only":
