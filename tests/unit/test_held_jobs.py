@@ -37,6 +37,12 @@ def job_statuses(home: Path) -> list[str]:
         return [row[0] for row in db.execute("SELECT status FROM jobs WHERE session_id = 'codex-1'")]
 
 
+def agent_records(home: Path, session_id: str) -> list[dict]:
+    path = home / "logs" / "children.jsonl"
+    records = [json.loads(r) for r in path.read_text().splitlines()] if path.exists() else []
+    return [r for r in records if r.get("session_id") == session_id and r.get("mode") == "agent"]
+
+
 def a_codex_job_waiting_then_a_restart(tacit_env, tacit_home, tmp_path, wait: int):
     """A Codex session's correction waits for the budget; the user raises the budget (the service
     restarts: it reads config.toml once); a Claude Code hook starts the new service."""
@@ -49,7 +55,8 @@ def a_codex_job_waiting_then_a_restart(tacit_env, tacit_home, tmp_path, wait: in
     codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home"), "OPENAI_API_KEY": "sk-codex-only"}
     correction_session(codex, "codex", "codex-1")
     wait_for(lambda: job_statuses(tacit_home) == ["waiting"], what="the correction to wait for the budget")
-    pid = client.status(str(tacit_home))["pid"]
+    # the hooks may have been answered in-process under load (the service listening after their bound)
+    pid = wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="the service")
     configure(tacit_home, recorder, child_daily_tokens=0, child_env_wait_seconds=wait)
     wait_for(lambda: not alive(pid), what="the service to restart on the config change")
     claude = {**tacit_env, "ONLY_IN_CLAUDE": "1"}
@@ -86,8 +93,9 @@ def test_a_session_that_never_comes_back_gets_its_job_run_and_the_user_told(taci
     assert child["CODEX_HOME"] == codex["CODEX_HOME"]  # its session's PATH and home folder were kept
     assert child["OPENAI_API_KEY"] is None and child["ONLY_IN_CLAUDE"] == "1"  # the rest is the service's
     wait_for(lambda: job_statuses(tacit_home) == ["done"], what="the job to finish")
-    records = [json.loads(r) for r in (tacit_home / "logs" / "children.jsonl").read_text().splitlines()]
-    [record] = [r for r in records if r.get("session_id") == "codex-1" and r.get("mode") == "agent"]
+    # the runner marks the job done, then appends its record: read right after "done", the log lacked it
+    # under load (flaky in CI): wait for the record itself
+    [record] = wait_for(lambda: agent_records(tacit_home, "codex-1"), what="the run's record in children.jsonl")
     assert "sent no hook" in record["launch_env_fallback"]
     reply = host_hook(claude, "claude-code", "UserPromptSubmit", prompt="hello", session_id="claude-1",
                       cwd=tacit_env["HOME"]).decode()

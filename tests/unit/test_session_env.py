@@ -73,7 +73,9 @@ def test_each_hosts_child_gets_its_own_sessions_path_and_home(tacit_env, tacit_h
     claude = {**tacit_env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config"), "CODEX_HOME": "/stale/codex",
               "ONLY_IN_CLAUDE": "1"}
     host_hook(claude, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
-    started_by_claude = client.status(str(tacit_home))["pid"]
+    # under load the service may listen only after the hook's bound (the hook then answers in-process):
+    # read at once, the status had no pid yet (a CI flake's pattern); wait for the service it started
+    started_by_claude = wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="the service")
 
     codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home"), "OPENAI_API_KEY": "sk-codex-only",
              "PATH": f"{codex_bin}:{tacit_env['PATH']}"}
@@ -106,7 +108,7 @@ def test_a_pi_sessions_child_gets_pis_home_over_the_service_another_host_started
                                                                                 recorded):
     out = recorded
     host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
-    started_by_claude = client.status(str(tacit_home))["pid"]
+    started_by_claude = wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="the service")
     pi_env = {**tacit_env, "PI_CODING_AGENT_DIR": str(tmp_path / "pi-agent"),
               "PATH": f"{tmp_path / 'pi-bin'}:{tacit_env['PATH']}", "TACIT_HOST": "pi"}
     session = ServiceSession(pi_env)  # as the extension opens it: the running service serves it
