@@ -105,6 +105,22 @@ def served(home: Path) -> list[int]:
     return [int(line.split("(pid ", 1)[1].split(",", 1)[0]) for line in lines if "service: serving " in line]
 
 
+def test_idle_time_counts_from_when_it_listens_not_from_its_start(cfg):
+    """A start slower than the idle setting (the engine built under load) made the service leave about
+    half a second after it began to listen, before the hook that started it could connect."""
+    from tacit.fsutil import ensure_private_dir
+    from tacit.service.server import Service
+
+    service = Service(cfg)
+    ensure_private_dir(service.folder)
+    service.last_event -= 1000  # as if building the engine took that long
+    service._bind()
+    try:
+        assert service.status()["idle_seconds"] < 5
+    finally:
+        service.listener.close()
+
+
 def test_it_exits_when_idle_and_leaves_no_process(tacit_env, tacit_home):
     env = {**tacit_env, "TACIT_SERVICE_IDLE_SECONDS": "2"}
     hook(env)

@@ -143,6 +143,7 @@ class Service:
         listener.listen(128)
         listener.settimeout(1.0)
         self.listener = listener
+        self.last_event = time.monotonic()  # idle from here: a slow start is no idle time (it left at once)
 
     def _after_first_answer(self) -> None:
         self.answered.wait(SETTLE_SECONDS)
