@@ -31,6 +31,7 @@ Design decisions, and why:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -346,6 +347,35 @@ def stop_tacit_services(tmp_path: Path):
 
     for sock in tmp_path.rglob("run/tacit.sock"):
         client.stop(str(sock.parent.parent), wait=10)
+    # A background child the test's session launched (detached: a review run by pi itself) can
+    # outlive the test, and its pi's tacit extension starts the service again after the stop above
+    # (seen after a CI run: a `tacit serve` of a pi test still running). Every process left with
+    # this test's data folder goes now, the children first, then what they started.
+    for _ in range(3):
+        left = _processes_under(tmp_path)
+        if not left:
+            break
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while _processes_under(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+
+def _processes_under(folder: Path) -> list[int]:
+    """The pids of processes whose TACIT_HOME is inside ``folder`` (Linux's /proc; none elsewhere)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            items = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        env = dict(item.split(b"=", 1) for item in items if b"=" in item)
+        home = env.get(b"TACIT_HOME", b"").decode("utf-8", "surrogateescape")
+        if home and int(entry.name) != os.getpid() and Path(home).is_relative_to(folder):
+            found.append(int(entry.name))
+    return found
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
