@@ -295,6 +295,9 @@ def last_state(ledger, target: str):
     return None if row is None else (_load(row[0]) if row[0] is not None else [])
 
 
+_AGREEING: dict[tuple, list] = {}  # (data folder, file) -> its stat signature when the history last agreed
+
+
 def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "",
                 actor: Actor | None = None, baseline: list | None = None, sig: list | None = None) -> int | None:
     """Record an edit tacit did not make when ``entries`` differ from the last recorded state (none
@@ -317,9 +320,6 @@ def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "
             _AGREEING.clear()
         _AGREEING[(cfg.state_dir_str, target)] = sig
     return change
-
-
-_AGREEING: dict[tuple, list] = {}  # (data folder, file) -> its stat signature when the history last agreed
 
 
 def agrees(cfg, target: str, sig: list | None) -> bool:
